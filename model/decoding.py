@@ -1,0 +1,196 @@
+"""Decoding strategies as pure functions: each takes logits and an explicit seeded generator.
+
+The engine knows nothing about tokenization, and these functions know nothing about the
+model: ``next_token_distribution`` turns one step's logits into the distribution before and
+after temperature / top-k / top-p, and ``choose_token`` picks from it. ``beam_search`` drives
+a ``step_fn`` and records the whole tree it explored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+import torch
+from torch import Tensor
+
+Strategy = Literal["greedy", "sample", "topk", "topp", "beam"]
+STRATEGIES: tuple[Strategy, ...] = ("greedy", "sample", "topk", "topp", "beam")
+
+
+@dataclass(frozen=True)
+class DecodingSettings:
+    strategy: Strategy = "greedy"
+    temperature: float = 1.0  # sampling strategies divide the logits by this
+    top_k: int = 5  # topk keeps this many most likely tokens
+    top_p: float = 0.9  # topp keeps the smallest set whose probability reaches this
+    beam_width: int = 4
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {self.strategy!r}: choose {', '.join(STRATEGIES)}")
+        if not (isinstance(self.temperature, (int, float)) and 0 < self.temperature <= 100):
+            raise ValueError(f"temperature must be in (0, 100], got {self.temperature!r}")
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
+            raise ValueError(f"top-k must be a whole number of at least 1, got {self.top_k!r}")
+        if not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
+            raise ValueError(f"top-p must be in (0, 1], got {self.top_p!r}")
+        if (
+            isinstance(self.beam_width, bool)
+            or not isinstance(self.beam_width, int)
+            or not 1 <= self.beam_width <= 64
+        ):
+            raise ValueError(f"beam width must be a whole number from 1 to 64, got {self.beam_width!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative whole number, got {self.seed!r}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def next_token_distribution(logits: Tensor, settings: DecodingSettings) -> tuple[Tensor, Tensor]:
+    """(model's distribution, distribution to draw from), both (V,) probabilities.
+
+    The first is softmax(logits); the second applies the strategy's temperature and cut-off
+    and renormalises (tokens cut off get probability 0). Greedy and beam draw from the first.
+    """
+    logits = logits.float()
+    probs = torch.softmax(logits, dim=-1)
+    if settings.strategy in ("greedy", "beam"):
+        return probs, probs
+    tempered = torch.softmax(logits / settings.temperature, dim=-1)
+    if settings.strategy == "topk":
+        return probs, keep_top_k(tempered, settings.top_k)
+    if settings.strategy == "topp":
+        return probs, keep_top_p(tempered, settings.top_p)
+    return probs, tempered
+
+
+def keep_top_k(probs: Tensor, k: int) -> Tensor:
+    """Keep exactly the k most likely tokens (ties broken by index, so k=1 is the argmax)."""
+    order = torch.argsort(probs, descending=True, stable=True)
+    kept = torch.zeros_like(probs, dtype=torch.bool)
+    kept[order[:k]] = True
+    return renormalise(probs, kept)
+
+
+def keep_top_p(probs: Tensor, p: float) -> Tensor:
+    """Keep the smallest set of most likely tokens whose total probability reaches p."""
+    order = torch.argsort(probs, descending=True, stable=True)
+    sorted_probs = probs[order]
+    before = torch.cumsum(sorted_probs, 0) - sorted_probs  # mass of the tokens ranked above
+    kept_sorted = before < p  # the most likely token is always kept
+    kept = torch.zeros_like(probs, dtype=torch.bool)
+    kept[order[kept_sorted]] = True
+    return renormalise(probs, kept)
+
+
+def renormalise(probs: Tensor, kept: Tensor) -> Tensor:
+    filtered = torch.where(kept, probs, torch.zeros_like(probs))
+    return filtered / filtered.sum()
+
+
+def choose_token(distribution: Tensor, settings: DecodingSettings, generator: torch.Generator | None) -> int:
+    """Greedy and beam take the argmax; the sampling strategies draw with ``generator``."""
+    if settings.strategy in ("greedy", "beam"):
+        return int(torch.argmax(distribution))
+    return int(torch.multinomial(distribution.cpu(), 1, generator=generator))
+
+
+def step_generator(seed: int, position: int) -> torch.Generator:
+    """The generator for one output position: stepping back and forward redraws the same."""
+    generator = torch.Generator()
+    generator.manual_seed(seed * 1_000_003 + position)
+    return generator
+
+
+@dataclass
+class BeamNode:
+    id: int
+    parent: int | None  # None for the root (the <bos> start)
+    token: int  # -1 for the root
+    step: int  # the output position this token fills; -1 for the root
+    logprob: float  # cumulative log-probability of the hypothesis up to this token
+    status: str  # "kept" (was in the beam), "finished" (ended with <eos>), "pruned"
+
+
+@dataclass
+class BeamResult:
+    nodes: list[BeamNode] = field(default_factory=list)
+    best: list[int] = field(default_factory=list)  # token ids of the best hypothesis, <eos> included
+    best_node: int = 0
+
+    def path(self, node_id: int) -> list[int]:
+        """Token ids from the root to ``node_id``."""
+        tokens = []
+        node = self.nodes[node_id]
+        while node.parent is not None:
+            tokens.append(node.token)
+            node = self.nodes[node.parent]
+        return tokens[::-1]
+
+    def to_dict(self) -> dict:
+        return {"best": self.best, "best_node": self.best_node, "nodes": [asdict(n) for n in self.nodes]}
+
+
+StepFn = Callable[[list[int], list[int], object], tuple[Tensor, object]]
+
+
+def beam_search(
+    step_fn: StepFn,
+    start_state: object,
+    start_input: int,
+    width: int,
+    eos_id: int,
+    max_steps: int,
+    prefix: Sequence[int] = (),
+) -> BeamResult:
+    """Beam search of ``width`` hypotheses, recording every candidate it kept or pruned.
+
+    ``step_fn(parents, tokens, state)`` reorders ``state`` (a KV cache, say) to the rows
+    ``parents``, feeds ``tokens`` (one per row) and returns ((N, V) log-probabilities, new
+    state). ``start_state`` holds one hypothesis: the ``prefix`` (tokens already chosen) read
+    up to, not including, ``start_input``. At each step the top 2·width extensions are
+    considered in order: an ``<eos>`` one that ranks inside the beam finishes, the first
+    ``width`` others stay, the rest are pruned. The search stops when ``width`` hypotheses
+    have finished, when no kept hypothesis can beat the best finished one (log-probabilities
+    only fall), or at ``max_steps``.
+    """
+    result = BeamResult()
+    parent = BeamNode(0, None, -1, -1, 0.0, "kept")
+    result.nodes.append(parent)
+    for position, token in enumerate(prefix):  # a forced prefix is a chain of given tokens
+        parent = BeamNode(len(result.nodes), parent.id, int(token), position, 0.0, "kept")
+        result.nodes.append(parent)
+    beam, parents, inputs, state = [parent], [0], [start_input], start_state
+    finished: list[BeamNode] = []
+    for position in range(len(prefix), max_steps):
+        logprobs, state = step_fn(parents, inputs, state)  # (N, V)
+        scores = torch.tensor([n.logprob for n in beam]).unsqueeze(1) + logprobs.float().cpu()
+        vocab = scores.shape[1]
+        top = torch.topk(scores.flatten(), min(2 * width, scores.numel()))
+        next_beam, parents, inputs = [], [], []
+        for score, flat in zip(top.values.tolist(), top.indices.tolist(), strict=True):
+            source, token = divmod(flat, vocab)
+            node = BeamNode(len(result.nodes), beam[source].id, token, position, score, "pruned")
+            result.nodes.append(node)
+            if len(next_beam) >= width:
+                continue
+            if token == eos_id:
+                node.status = "finished"
+                finished.append(node)
+            else:
+                node.status = "kept"
+                next_beam.append(node)
+                parents.append(source)
+                inputs.append(token)
+        beam = next_beam
+        best_finished = max((n.logprob for n in finished), default=float("-inf"))
+        if not beam or len(finished) >= width or best_finished >= max(n.logprob for n in beam):
+            break
+    best = max(finished or beam, key=lambda n: n.logprob)
+    result.best_node = best.id
+    result.best = result.path(best.id)
+    return result

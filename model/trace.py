@@ -1,0 +1,167 @@
+"""The trace file: a generation's arrays as .npz, and a JSON summary beside it.
+
+Arrays (L layers, H heads, S source tokens, T output steps, V vocabulary):
+
+================  =====================  =================================================
+name              shape                  meaning
+================  =====================  =================================================
+enc_self          [L_enc, H, S, S]       encoder self-attention weights, query × key
+dec_self          [L_dec, H, T, T]       decoder self-attention; row t from step t, zeros above the diagonal
+cross             [L_dec, H, T, S]       cross-attention weights
+probs             [T, V]                 distribution each token was chosen from (after filtering)
+model_probs       [T, V]                 the model's own softmax, before temperature / top-k / top-p
+src_ids           [S]                    source token ids (characters, then <eos>)
+input_ids         [T]                    what the decoder read at each step (<bos>, out[0], ...)
+out_ids           [T]                    the chosen tokens
+forced            [T]                    True where the user forced the token
+enc_norms         [L_enc, 2, 4, S]       per Add & Norm: in_mean, in_std, out_mean, out_std
+dec_norms         [L_dec, 3, 4, T]       the same for the decoder
+step_seconds      [T]                    wall time of each step
+================  =====================  =================================================
+
+Teacher-forced traces also hold ``target_ids`` [T], ``predictions`` [T], ``loss`` [T] and
+``dec_self_scores`` [L_dec, H, T, T]; there ``probs`` equals ``model_probs``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from model.engine import GenerationEngine
+from model.teacher_forcing import TeacherForcedRecord
+from model.tokenizer import CharTokenizer
+
+TRACE_VERSION = 1
+
+
+def generation_arrays(engine: GenerationEngine) -> dict[str, np.ndarray]:
+    encoder = engine.encoder
+    steps = engine.steps
+    n_steps = len(steps)
+    config = engine.model.config
+    heads = config.n_heads
+    dec_self = np.zeros((config.n_decoder_layers, heads, n_steps, n_steps), dtype=np.float32)
+    for t, step in enumerate(steps):
+        dec_self[:, :, t, : t + 1] = step.dec_self
+    source_len = len(encoder.src_ids)
+    vocab = len(engine.tokenizer)
+
+    def stacked(name: str, empty_shape: tuple[int, ...], axis: int = 0) -> np.ndarray:
+        if not steps:
+            return np.zeros(empty_shape, dtype=np.float32)
+        return np.stack([getattr(step, name) for step in steps], axis=axis).astype(np.float32)
+
+    layers = config.n_decoder_layers
+    return {
+        "enc_self": encoder.self_attn.astype(np.float32),
+        "dec_self": dec_self,
+        "cross": stacked("cross", (layers, heads, 0, source_len), axis=2),
+        "probs": stacked("filtered_probs", (0, vocab)),
+        "model_probs": stacked("probs", (0, vocab)),
+        "src_ids": encoder.src_ids.astype(np.int64),
+        "input_ids": np.asarray([s.input_id for s in steps], dtype=np.int64),
+        "out_ids": np.asarray([s.token_id for s in steps], dtype=np.int64),
+        "forced": np.asarray([s.forced for s in steps], dtype=bool),
+        "enc_norms": encoder.norms.astype(np.float32),
+        "dec_norms": stacked("norms", (layers, 3, 4, 0), axis=3),
+        "step_seconds": np.asarray([s.seconds for s in steps], dtype=np.float64),
+    }
+
+
+def teacher_forced_arrays(record: TeacherForcedRecord) -> dict[str, np.ndarray]:
+    return {
+        "enc_self": record.encoder.self_attn.astype(np.float32),
+        "dec_self": record.dec_self.astype(np.float32),
+        "dec_self_scores": record.dec_self_scores.astype(np.float32),
+        "cross": record.cross.astype(np.float32),
+        "probs": record.probs.astype(np.float32),
+        "model_probs": record.probs.astype(np.float32),
+        "src_ids": record.encoder.src_ids.astype(np.int64),
+        "input_ids": record.input_ids.astype(np.int64),
+        "out_ids": record.target_ids.astype(np.int64),
+        "target_ids": record.target_ids.astype(np.int64),
+        "predictions": record.predictions.astype(np.int64),
+        "loss": record.loss.astype(np.float32),
+        "forced": np.ones(len(record.target_ids), dtype=bool),
+        "enc_norms": record.encoder.norms.astype(np.float32),
+        "dec_norms": record.norms.astype(np.float32),
+    }
+
+
+def token_texts(tokenizer: CharTokenizer, ids) -> list[str]:
+    return [tokenizer.token_text(int(i)) for i in ids]
+
+
+def generation_summary(engine: GenerationEngine) -> dict:
+    tokenizer = engine.tokenizer
+    summary = {
+        "trace_version": TRACE_VERSION,
+        "mode": "generate",
+        "source": engine.source,
+        "source_tokens": engine.encoder.tokens,
+        "unknown_characters": [{"position": p, "character": c} for p, c in engine.encoder.unknown],
+        "decoder_input_tokens": token_texts(tokenizer, [s.input_id for s in engine.steps]),
+        "output_tokens": token_texts(tokenizer, engine.output_ids),
+        "output_text": engine.output_text(),
+        "stop_reason": engine.stop_reason,
+        "config": engine.model.config.to_dict(),
+        "decoding": engine.settings.to_dict(),
+        "interventions": interventions_dict(engine.interventions),
+        "timings": {
+            "encode_s": engine.encoder.seconds,
+            "steps_s": [s.seconds for s in engine.steps],
+            "total_s": engine.encoder.seconds + sum(s.seconds for s in engine.steps),
+        },
+    }
+    if engine.beam is not None:
+        tree = engine.beam.to_dict()
+        for node in tree["nodes"]:
+            node["text"] = tokenizer.token_text(node["token"]) if node["token"] >= 0 else "<bos>"
+        summary["beam"] = tree
+    return summary
+
+
+def teacher_forced_summary(
+    record: TeacherForcedRecord, tokenizer: CharTokenizer, source: str, config: dict
+) -> dict:
+    return {
+        "trace_version": TRACE_VERSION,
+        "mode": "teacher_forced",
+        "source": source,
+        "source_tokens": record.encoder.tokens,
+        "unknown_characters": [{"position": p, "character": c} for p, c in record.encoder.unknown],
+        "decoder_input_tokens": token_texts(tokenizer, record.input_ids),
+        "output_tokens": token_texts(tokenizer, record.target_ids),
+        "output_text": tokenizer.decode(record.target_ids),
+        "predicted_tokens": token_texts(tokenizer, record.predictions),
+        "mean_loss": record.mean_loss,
+        "config": config,
+        "timings": {"encode_s": record.encoder.seconds},
+    }
+
+
+def interventions_dict(interventions) -> dict:
+    return {
+        "no_positional": interventions.no_positional,
+        "no_scaling": interventions.no_scaling,
+        "no_causal_mask": interventions.no_causal_mask,
+        "zeroed_heads": sorted(list(h) for h in interventions.zeroed_heads),
+    }
+
+
+def summary_path(npz_path: Path) -> Path:
+    """trace.npz → trace.json beside it."""
+    return npz_path.with_suffix(".json")
+
+
+def write_trace(npz_path: str | Path, arrays: dict[str, np.ndarray], summary: dict) -> tuple[Path, Path]:
+    npz_path = Path(npz_path)
+    if npz_path.suffix != ".npz":
+        npz_path = npz_path.with_name(npz_path.name + ".npz")
+    np.savez_compressed(npz_path, **arrays)
+    json_path = summary_path(npz_path)
+    json_path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+    return npz_path, json_path

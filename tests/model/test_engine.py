@@ -1,0 +1,195 @@
+import numpy as np
+import pytest
+import torch
+
+from model.batching import encode_sources
+from model.decoding import DecodingSettings
+from model.engine import GenerationEngine, SourceError
+from model.teacher_forcing import teacher_force
+from model.transformer import NO_INTERVENTIONS, Interventions
+from tests.model.factories import small_model
+
+
+def full_recompute(model, tokenizer, source, inputs, interventions=NO_INTERVENTIONS):
+    src, pad = encode_sources(tokenizer, [source])
+    with torch.no_grad():
+        encoded = model.encode(src, pad, interventions=interventions)
+        return model.decode(torch.tensor([inputs]), encoded, capture=True, interventions=interventions)
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "sample"])
+def test_cached_steps_equal_a_full_recompute_of_the_prefix(strategy):
+    model, tokenizer = small_model()
+    engine = GenerationEngine(
+        model, tokenizer, "reverse: abcdef", DecodingSettings(strategy=strategy, seed=3)
+    )
+    for _ in range(12):
+        engine.step()
+    inputs = [tokenizer.bos_id] + engine.output_ids
+    full = full_recompute(model, tokenizer, engine.source, inputs[: len(engine.steps)])
+    for t, step in enumerate(engine.steps):
+        np.testing.assert_allclose(step.logits, full.logits[0, t].numpy(), atol=1e-5)
+        for layer, captured in enumerate(full.layers):
+            self_row = captured.attention["self"].weights[0, :, t, : t + 1].numpy()
+            cross_row = captured.attention["cross"].weights[0, :, t].numpy()
+            np.testing.assert_allclose(step.dec_self[layer], self_row, atol=1e-5)
+            np.testing.assert_allclose(step.cross[layer], cross_row, atol=1e-5)
+            norms = np.array(
+                [
+                    [getattr(n, f)[0, t].item() for f in ("in_mean", "in_std", "out_mean", "out_std")]
+                    for n in captured.norms
+                ]
+            )
+            np.testing.assert_allclose(step.norms[layer], norms, atol=1e-5)
+
+
+def test_records_have_documented_shapes_and_grow_one_row_per_step():
+    model, tokenizer = small_model()
+    engine = GenerationEngine(model, tokenizer, "sort: 31415")
+    config = model.config
+    source_len = len("sort: 31415") + 1
+    assert engine.encoder.self_attn.shape == (config.n_encoder_layers, config.n_heads, source_len, source_len)
+    assert engine.encoder.norms.shape == (config.n_encoder_layers, 2, 4, source_len)
+    assert engine.encoder.tokens[-1] == "<eos>"
+    for t in range(5):
+        step = engine.step()
+        assert step.position == t
+        assert step.dec_self.shape == (config.n_decoder_layers, config.n_heads, t + 1)
+        assert step.cross.shape == (config.n_decoder_layers, config.n_heads, source_len)
+        assert step.norms.shape == (config.n_decoder_layers, 3, 4)
+        assert step.probs.shape == (len(tokenizer),)
+        np.testing.assert_allclose(step.dec_self.sum(-1), 1.0, atol=1e-5)
+        assert step.seconds > 0
+
+
+def test_back_force_and_reset():
+    model, tokenizer = small_model()
+    engine = GenerationEngine(model, tokenizer, "reverse: abc")
+    first = [engine.step() for _ in range(4)]
+    assert engine.back() and len(engine.steps) == 3
+    again = engine.step()
+    np.testing.assert_array_equal(again.logits, first[3].logits)
+    assert again.token_id == first[3].token_id
+    forced_token = tokenizer.index["z"]
+    forced = engine.force(forced_token)
+    assert forced.forced and forced.token_id == forced_token and len(engine.steps) == 4
+    np.testing.assert_array_equal(forced.logits, first[3].logits)  # same step, other choice
+    after = engine.step()
+    full = full_recompute(model, tokenizer, engine.source, [tokenizer.bos_id] + engine.output_ids[:4])
+    np.testing.assert_allclose(after.logits, full.logits[0, 4].numpy(), atol=1e-5)
+    engine.back()
+    engine.back()  # undo the branch: the strategy's own choice comes back
+    assert engine.step().token_id == first[3].token_id
+    engine.reset()
+    assert engine.steps == [] and engine.cache.length == 0
+    assert engine.step().token_id == first[0].token_id
+    while engine.back():
+        pass
+    assert not engine.back()
+
+
+def test_generation_stops_at_eos_and_at_the_maximum_length():
+    model, tokenizer = small_model()
+    engine = GenerationEngine(model, tokenizer, "reverse: abc")
+    engine.step(force=tokenizer.eos_id)
+    assert engine.finished and engine.stop_reason == "eos" and engine.step() is None
+    engine.reset()
+    while not engine.finished:
+        token = tokenizer.index["a"]
+        engine.step(force=token)
+    assert engine.stop_reason == "max_length" and len(engine.steps) == model.config.max_len
+
+
+def test_bad_sources_raise_a_clear_error():
+    model, tokenizer = small_model()
+    with pytest.raises(SourceError, match="empty"):
+        GenerationEngine(model, tokenizer, "")
+    with pytest.raises(SourceError, match="at most"):
+        GenerationEngine(model, tokenizer, "a" * model.config.max_len)
+    engine = GenerationEngine(model, tokenizer, "reverse: héllo☃")
+    assert [c for _, c in engine.encoder.unknown] == ["é", "☃"]
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        engine.step(force=10_000)
+
+
+def test_teacher_forcing_agrees_with_step_by_step_decoding_of_the_same_target():
+    model, tokenizer = small_model()
+    source, target = "sort: 31415", "11345"
+    record = teacher_force(model, tokenizer, source, target)
+    engine = GenerationEngine(model, tokenizer, source)
+    for token in record.target_ids:
+        engine.step(force=int(token))
+    t_len = len(target) + 1
+    assert record.dec_self.shape == (model.config.n_decoder_layers, model.config.n_heads, t_len, t_len)
+    for t, step in enumerate(engine.steps):
+        np.testing.assert_allclose(record.logits[t], step.logits, atol=1e-5)
+        np.testing.assert_allclose(record.dec_self[:, :, t, : t + 1], step.dec_self, atol=1e-5)
+        np.testing.assert_allclose(record.cross[:, :, t], step.cross, atol=1e-5)
+    # the causal mask: zero weight and −∞ masked scores exactly above the diagonal
+    upper = np.triu(np.ones((t_len, t_len), dtype=bool), 1)
+    np.testing.assert_array_equal(record.dec_self_mask, upper)
+    assert (record.dec_self[:, :, upper] == 0).all()
+    assert np.isneginf(record.masked_scores[:, :, upper]).all()
+    assert np.isfinite(record.masked_scores[:, :, ~upper]).all()
+    expected_loss = -np.log(record.probs[np.arange(t_len), record.target_ids])
+    np.testing.assert_allclose(record.loss, expected_loss, rtol=1e-4)
+
+
+def test_removing_the_causal_mask_changes_only_the_decoder_self_attention_view():
+    model, tokenizer = small_model()
+    with_mask = teacher_force(model, tokenizer, "sort: 312", "123")
+    without = teacher_force(model, tokenizer, "sort: 312", "123", Interventions(no_causal_mask=True))
+    assert not without.dec_self_mask.any()
+    assert (without.dec_self[:, :, 0, 1:] > 0).all()  # position 0 now sees the future
+    np.testing.assert_allclose(with_mask.encoder.self_attn, without.encoder.self_attn)
+    # the last position saw everything anyway, so its self-attention row is unchanged in layer 0
+    np.testing.assert_allclose(with_mask.dec_self[0, :, -1], without.dec_self[0, :, -1], atol=1e-6)
+
+
+def test_no_scaling_changes_the_softmax_but_not_the_raw_scores():
+    model, tokenizer = small_model()
+    base = GenerationEngine(model, tokenizer, "reverse: abcd")
+    unscaled = GenerationEngine(
+        model, tokenizer, "reverse: abcd", interventions=Interventions(no_scaling=True)
+    )
+    np.testing.assert_allclose(base.encoder.scores[0], unscaled.encoder.scores[0], atol=1e-6)
+    assert not np.allclose(base.encoder.self_attn[0], unscaled.encoder.self_attn[0])
+    entropy = lambda w: -(w * np.log(w + 1e-12)).sum(-1).mean()  # noqa: E731
+    assert entropy(unscaled.encoder.self_attn[0]) < entropy(base.encoder.self_attn[0])
+
+
+def test_no_positional_encoding_makes_the_encoder_order_blind():
+    model, tokenizer = small_model()
+    blind = Interventions(no_positional=True)
+    a = GenerationEngine(model, tokenizer, "sort: 12", interventions=blind).encoder.self_attn
+    b = GenerationEngine(model, tokenizer, "sort: 21", interventions=blind).encoder.self_attn
+    swap = list(range(a.shape[-1]))
+    swap[6], swap[7] = 7, 6  # the two digits' positions
+    np.testing.assert_allclose(b, a[:, :, swap][:, :, :, swap], atol=1e-5)
+    normal_a = GenerationEngine(model, tokenizer, "sort: 12").encoder.self_attn
+    normal_b = GenerationEngine(model, tokenizer, "sort: 21").encoder.self_attn
+    assert not np.allclose(normal_b, normal_a[:, :, swap][:, :, :, swap], atol=1e-3)
+
+
+def test_zeroing_a_head_changes_later_layers_not_its_own_weights():
+    model, tokenizer = small_model()
+    zero = Interventions(zeroed_heads=frozenset({("enc_self", 0, 1)}))
+    base = GenerationEngine(model, tokenizer, "reverse: abcd")
+    changed = GenerationEngine(model, tokenizer, "reverse: abcd", interventions=zero)
+    np.testing.assert_allclose(base.encoder.self_attn[0], changed.encoder.self_attn[0], atol=1e-6)
+    assert not np.allclose(base.encoder.self_attn[1], changed.encoder.self_attn[1])
+    # zeroing a head equals zeroing its slice of the output projection's input
+    with torch.no_grad():
+        d_k = model.config.d_head
+        model.encoder_layers[0].self_attn.out_proj.weight[:, d_k : 2 * d_k] = 0
+    edited = GenerationEngine(model, tokenizer, "reverse: abcd")
+    np.testing.assert_allclose(edited.encoder.self_attn, changed.encoder.self_attn, atol=1e-5)
+
+
+def test_capture_off_records_no_attention_but_the_same_logits():
+    model, tokenizer = small_model()
+    on = GenerationEngine(model, tokenizer, "reverse: abc")
+    off = GenerationEngine(model, tokenizer, "reverse: abc", capture=False)
+    a, b = on.step(), off.step()
+    assert b.dec_self is None and b.cross is None
+    np.testing.assert_allclose(a.logits, b.logits, atol=1e-5)

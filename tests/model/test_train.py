@@ -1,0 +1,56 @@
+"""Training: a seconds-long recipe trains, checkpoints, resumes and evaluates."""
+
+import pytest
+import torch
+
+from model.checkpoint import load_checkpoint
+from model.evaluate import evaluate, held_out_examples
+from model.tasks import DATE_FORMS
+from model.train import RECIPES, recipe_from_args, train, trainstate_path
+
+
+def test_tiny_recipe_trains_writes_a_checkpoint_and_lowers_the_loss(tmp_path):
+    out = tmp_path / "tiny.safetensors"
+    lines = []
+    result = train(RECIPES["tiny"], out, recipe_name="tiny", device="cpu", progress=lines.append)
+    checkpoint = load_checkpoint(out, "cpu")
+    assert checkpoint.info["steps_done"] == RECIPES["tiny"].steps
+    assert checkpoint.info["recipe_name"] == "tiny"
+    assert set(checkpoint.info["eval"]) >= {"reverse", "sort", "date"}
+    assert trainstate_path(out).exists()
+    assert result.report.total["reverse"] == RECIPES["tiny"].final_eval_n
+    assert any("step 15" in line for line in lines)
+
+
+def test_resume_continues_where_the_run_stopped_and_matches_an_unbroken_run(tmp_path):
+    recipe = RECIPES["tiny"]
+    whole = tmp_path / "whole.safetensors"
+    train(recipe, whole, device="cpu", progress=lambda _: None)
+    broken = tmp_path / "broken.safetensors"
+    stopped = train(recipe, broken, device="cpu", stop_after=17, progress=lambda _: None)
+    assert stopped.steps == 17 and load_checkpoint(broken, "cpu").info["steps_done"] == 17
+    resumed = train(recipe, broken, device="cpu", resume=True, progress=lambda _: None)
+    assert resumed.steps == recipe.steps
+    a = load_checkpoint(whole, "cpu").model.state_dict()
+    b = load_checkpoint(broken, "cpu").model.state_dict()
+    for name in a:
+        torch.testing.assert_close(a[name], b[name])
+
+
+def test_unknown_recipe_is_refused():
+    with pytest.raises(ValueError, match="unknown training config"):
+        recipe_from_args("huge", {})
+
+
+def test_held_out_examples_cover_every_date_form_and_are_seeded():
+    examples = held_out_examples(18, seed=4)
+    assert [e.form for e in examples if e.task == "date"] == list(DATE_FORMS) * 2
+    assert examples == held_out_examples(18, seed=4)
+    assert examples != held_out_examples(18, seed=5)
+
+
+def test_evaluate_counts_exact_matches(tiny_checkpoint):
+    report = evaluate(tiny_checkpoint.model, tiny_checkpoint.tokenizer, n_per_task=9, seed=1)
+    assert report.total["date"] == 9 and report.total["date/cjk_numerals"] == 1
+    assert 0.0 <= report.accuracy("reverse") <= 1.0
+    assert "exact match" in report.table()

@@ -1,0 +1,7 @@
+"""``python -m visualizer`` behaves exactly like ``attnviz``."""
+
+import sys
+
+from visualizer.cli import main
+
+sys.exit(main())

@@ -1,0 +1,225 @@
+"""The ``attnviz`` command: the desktop app by default, and headless subcommands.
+
+    attnviz [--checkpoint PATH] [--device D]          open the app
+    attnviz trace --text "reverse: abc" --out t.npz   record a generation
+    attnviz train --config default --out PATH         train a model
+    attnviz eval --checkpoint PATH [--n 1000]         exact-match accuracy per task
+
+Every user mistake ends with one line on stderr and exit status 2, never a traceback.
+Heavy imports (torch, Qt) happen inside the commands so ``--help`` is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A mistake by the user: printed as one line, exit status 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse prints usage over several lines
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def add_decoding_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("decoding")
+    group.add_argument("--strategy", choices=("greedy", "sample", "topk", "topp", "beam"), default="greedy")
+    group.add_argument("--temperature", type=float, default=1.0)
+    group.add_argument("--top-k", type=int, default=5)
+    group.add_argument("--top-p", type=float, default=0.9)
+    group.add_argument("--beam", type=int, default=4, help="beam width")
+    group.add_argument("--seed", type=int, default=0)
+
+
+def decoding_settings(args: argparse.Namespace):
+    from model.decoding import DecodingSettings
+
+    return DecodingSettings(
+        strategy=args.strategy,
+        temperature=args.temperature,
+        top_k=args.top_k,
+        top_p=args.top_p,
+        beam_width=args.beam,
+        seed=args.seed,
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog="attnviz", description="Step through a Transformer and watch every head.")
+    parser.add_argument("--checkpoint", type=Path, help="checkpoint to open (default: the shipped model)")
+    parser.add_argument("--device", default="auto", help="cpu, cuda, mps or auto")
+    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
+
+    trace = sub.add_parser("trace", help="record one generation as .npz + .json")
+    trace.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
+    trace.add_argument("--device", dest="sub_device")
+    trace.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
+    trace.add_argument("--target", help="run teacher-forced on this target instead of generating")
+    trace.add_argument("--out", type=Path, required=True, help="where to write the .npz")
+    add_decoding_options(trace)
+
+    train = sub.add_parser("train", help="train a model on the synthetic tasks")
+    train.add_argument("--config", default="default", help="named recipe (default, tiny)")
+    train.add_argument("--out", type=Path, required=True, help="checkpoint to write")
+    train.add_argument("--device", dest="sub_device")
+    train.add_argument("--steps", type=int, help="override the recipe's number of steps")
+    train.add_argument("--seed", type=int, help="override the recipe's seed")
+    train.add_argument("--resume", action="store_true", help="continue from --out and its .trainstate.pt")
+    train.add_argument("--stop-after", type=int, help="stop (checkpointed) after this step; --resume later")
+
+    evaluate = sub.add_parser("eval", help="exact-match accuracy per task on held-out examples")
+    evaluate.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
+    evaluate.add_argument("--device", dest="sub_device")
+    evaluate.add_argument("--n", type=int, default=1000, help="examples per task")
+    evaluate.add_argument("--seed", type=int, default=0)
+    evaluate.add_argument("--json", type=Path, help="also write the report as JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            return run_gui(args)
+        return COMMANDS[args.command](args)
+    except UsageError as error:
+        print(error, file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("attnviz: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # every expected failure has its own type; see user_error()
+        message = user_error(error)
+        if message is None:
+            raise
+        print(f"attnviz: {message}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def user_error(error: Exception) -> str | None:
+    """The one-line message for an error the user can fix, or None for a bug."""
+    from model.checkpoint import CheckpointError
+
+    if isinstance(error, (CheckpointError, ValueError)):
+        return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, OSError):
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{where}{error.strerror or error}"
+    return None
+
+
+def checkpoint_arg(args: argparse.Namespace) -> Path:
+    from model.checkpoint import default_checkpoint_path
+
+    path = getattr(args, "sub_checkpoint", None) or args.checkpoint
+    if path is None:
+        path = default_checkpoint_path()
+        if not path.is_file():
+            raise UsageError(f"attnviz: the shipped checkpoint {path} is missing; pass --checkpoint PATH")
+    return path
+
+
+def device_arg(args: argparse.Namespace) -> str:
+    return getattr(args, "sub_device", None) or args.device
+
+
+def load(args: argparse.Namespace):
+    from model.checkpoint import load_checkpoint
+
+    checkpoint = load_checkpoint(checkpoint_arg(args), device_arg(args))
+    if checkpoint.notice:
+        print(f"attnviz: {checkpoint.notice}", file=sys.stderr)
+    return checkpoint
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from model.engine import GenerationEngine
+    from model.teacher_forcing import teacher_force
+    from model.trace import (
+        generation_arrays,
+        generation_summary,
+        teacher_forced_arrays,
+        teacher_forced_summary,
+        write_trace,
+    )
+
+    if not args.text.strip():
+        raise UsageError("attnviz trace: --text is empty")
+    settings = decoding_settings(args)
+    checkpoint = load(args)
+    if args.target is not None:
+        record = teacher_force(checkpoint.model, checkpoint.tokenizer, args.text, args.target)
+        arrays = teacher_forced_arrays(record)
+        summary = teacher_forced_summary(record, checkpoint.tokenizer, args.text, checkpoint.config.to_dict())
+    else:
+        engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, args.text, settings)
+        engine.run_to_end()
+        arrays, summary = generation_arrays(engine), generation_summary(engine)
+        if engine.stop_reason == "max_length":
+            print(f"attnviz: stopped at the maximum length of {engine.max_steps} tokens", file=sys.stderr)
+    summary["checkpoint"] = str(checkpoint.path)
+    summary["device"] = str(checkpoint.device)
+    for unknown in summary["unknown_characters"]:
+        print(
+            f"attnviz: character {unknown['character']!r} at position {unknown['position']} "
+            "is not in the vocabulary; read as <unk>",
+            file=sys.stderr,
+        )
+    npz_path, json_path = write_trace(args.out, arrays, summary)
+    print(f"{summary['output_text']}")
+    print(f"wrote {npz_path} and {json_path}", file=sys.stderr)
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from model.train import recipe_from_args, train
+
+    recipe = recipe_from_args(args.config, {"steps": args.steps, "seed": args.seed})
+    result = train(
+        recipe,
+        args.out,
+        recipe_name=args.config,
+        device=device_arg(args),
+        resume=args.resume,
+        stop_after=args.stop_after,
+    )
+    if result.steps < recipe.steps:
+        print(f"stopped at step {result.steps} of {recipe.steps}; wrote {result.checkpoint}")
+        return 0
+    print(result.report.table())
+    print(f"wrote {result.checkpoint} after {result.steps} steps in {result.seconds / 60:.1f} min")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    import json
+
+    from model.evaluate import evaluate
+
+    if args.n < 1:
+        raise UsageError("attnviz eval: --n must be at least 1")
+    checkpoint = load(args)
+    report = evaluate(checkpoint.model, checkpoint.tokenizer, args.n, seed=args.seed)
+    print(report.table())
+    if args.json:
+        args.json.write_text(json.dumps(report.to_dict(), indent=1))
+    return 0
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    print("attnviz: the desktop app is not built yet; use `attnviz trace`", file=sys.stderr)
+    return EXIT_USAGE
+
+
+COMMANDS = {"trace": cmd_trace, "train": cmd_train, "eval": cmd_eval}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
