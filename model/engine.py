@@ -36,6 +36,7 @@ from model.transformer import (
     KVCache,
     LayerCapture,
     Transformer,
+    TransformerConfig,
 )
 
 NORM_STATS = ("in_mean", "in_std", "out_mean", "out_std")
@@ -70,6 +71,37 @@ class StepRecord:
     cross: np.ndarray  # [L_dec, H, S] new query's weights over the source
     norms: np.ndarray  # [L_dec, 3, 4] per sublayer: in_mean, in_std, out_mean, out_std
     seconds: float  # wall time of the decoder step, capture included
+
+
+@dataclass(frozen=True)
+class GenerationSnapshot:
+    """Everything a generation has recorded so far; immutable, safe to hand to another thread."""
+
+    source: str
+    settings: DecodingSettings
+    interventions: Interventions
+    config: TransformerConfig
+    tokenizer: CharTokenizer
+    encoder: EncoderRecord
+    steps: tuple[StepRecord, ...]
+    stop_reason: str | None
+    beam: BeamResult | None
+
+    @property
+    def output_ids(self) -> list[int]:
+        return [s.token_id for s in self.steps]
+
+    @property
+    def output_tokens(self) -> list[str]:
+        return [self.tokenizer.token_text(s.token_id) for s in self.steps]
+
+    @property
+    def input_tokens(self) -> list[str]:
+        """What the decoder read at each step: <bos>, out[0], out[1], ..."""
+        return [self.tokenizer.token_text(s.input_id) for s in self.steps]
+
+    def output_text(self, steps: int | None = None) -> str:
+        return self.tokenizer.decode(self.output_ids[:steps])
 
 
 @dataclass
@@ -116,6 +148,19 @@ class GenerationEngine:
 
     def output_text(self) -> str:
         return self.tokenizer.decode(self.output_ids)
+
+    def snapshot(self) -> GenerationSnapshot:
+        return GenerationSnapshot(
+            self.source,
+            self.settings,
+            self.interventions,
+            self.model.config,
+            self.tokenizer,
+            self.encoder,
+            tuple(self.steps),
+            self.stop_reason,
+            self.beam,
+        )
 
     # -- actions -------------------------------------------------------------------------
     @torch.no_grad()

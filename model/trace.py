@@ -30,24 +30,24 @@ from pathlib import Path
 
 import numpy as np
 
-from model.engine import GenerationEngine
+from model.engine import GenerationSnapshot
 from model.teacher_forcing import TeacherForcedRecord
 from model.tokenizer import CharTokenizer
 
 TRACE_VERSION = 1
 
 
-def generation_arrays(engine: GenerationEngine) -> dict[str, np.ndarray]:
-    encoder = engine.encoder
-    steps = engine.steps
+def generation_arrays(snapshot: GenerationSnapshot) -> dict[str, np.ndarray]:
+    encoder = snapshot.encoder
+    steps = snapshot.steps
     n_steps = len(steps)
-    config = engine.model.config
+    config = snapshot.config
     heads = config.n_heads
     dec_self = np.zeros((config.n_decoder_layers, heads, n_steps, n_steps), dtype=np.float32)
     for t, step in enumerate(steps):
         dec_self[:, :, t, : t + 1] = step.dec_self
     source_len = len(encoder.src_ids)
-    vocab = len(engine.tokenizer)
+    vocab = len(snapshot.tokenizer)
 
     def stacked(name: str, empty_shape: tuple[int, ...], axis: int = 0) -> np.ndarray:
         if not steps:
@@ -95,29 +95,29 @@ def token_texts(tokenizer: CharTokenizer, ids) -> list[str]:
     return [tokenizer.token_text(int(i)) for i in ids]
 
 
-def generation_summary(engine: GenerationEngine) -> dict:
-    tokenizer = engine.tokenizer
+def generation_summary(snapshot: GenerationSnapshot) -> dict:
+    tokenizer = snapshot.tokenizer
     summary = {
         "trace_version": TRACE_VERSION,
         "mode": "generate",
-        "source": engine.source,
-        "source_tokens": engine.encoder.tokens,
-        "unknown_characters": [{"position": p, "character": c} for p, c in engine.encoder.unknown],
-        "decoder_input_tokens": token_texts(tokenizer, [s.input_id for s in engine.steps]),
-        "output_tokens": token_texts(tokenizer, engine.output_ids),
-        "output_text": engine.output_text(),
-        "stop_reason": engine.stop_reason,
-        "config": engine.model.config.to_dict(),
-        "decoding": engine.settings.to_dict(),
-        "interventions": interventions_dict(engine.interventions),
+        "source": snapshot.source,
+        "source_tokens": snapshot.encoder.tokens,
+        "unknown_characters": [{"position": p, "character": c} for p, c in snapshot.encoder.unknown],
+        "decoder_input_tokens": token_texts(tokenizer, [s.input_id for s in snapshot.steps]),
+        "output_tokens": token_texts(tokenizer, snapshot.output_ids),
+        "output_text": snapshot.output_text(),
+        "stop_reason": snapshot.stop_reason,
+        "config": snapshot.config.to_dict(),
+        "decoding": snapshot.settings.to_dict(),
+        "interventions": interventions_dict(snapshot.interventions),
         "timings": {
-            "encode_s": engine.encoder.seconds,
-            "steps_s": [s.seconds for s in engine.steps],
-            "total_s": engine.encoder.seconds + sum(s.seconds for s in engine.steps),
+            "encode_s": snapshot.encoder.seconds,
+            "steps_s": [s.seconds for s in snapshot.steps],
+            "total_s": snapshot.encoder.seconds + sum(s.seconds for s in snapshot.steps),
         },
     }
-    if engine.beam is not None:
-        tree = engine.beam.to_dict()
+    if snapshot.beam is not None:
+        tree = snapshot.beam.to_dict()
         for node in tree["nodes"]:
             node["text"] = tokenizer.token_text(node["token"]) if node["token"] >= 0 else "<bos>"
         summary["beam"] = tree

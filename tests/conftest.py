@@ -3,3 +3,27 @@
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+from model.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from tests.factories import small_model  # noqa: E402
+
+
+@pytest.fixture
+def tiny():
+    return small_model()
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint_path(tmp_path_factory):
+    """A small random-weight model, saved once per test run."""
+    model, tokenizer = small_model(seed=1)
+    path = tmp_path_factory.mktemp("ckpt") / "tiny.safetensors"
+    save_checkpoint(path, model, tokenizer, {"note": "random weights for tests"})
+    return path
+
+
+@pytest.fixture
+def tiny_checkpoint(tiny_checkpoint_path):
+    return load_checkpoint(tiny_checkpoint_path, "cpu")

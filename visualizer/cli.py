@@ -1,6 +1,7 @@
 """The ``attnviz`` command: the desktop app by default, and headless subcommands.
 
     attnviz [--checkpoint PATH] [--device D]          open the app
+    attnviz --text T --steps N --screenshot out.png   run N steps, save the window, exit
     attnviz trace --text "reverse: abc" --out t.npz   record a generation
     attnviz train --config default --out PATH         train a model
     attnviz eval --checkpoint PATH [--n 1000]         exact-match accuracy per task
@@ -54,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="attnviz", description="Step through a Transformer and watch every head.")
     parser.add_argument("--checkpoint", type=Path, help="checkpoint to open (default: the shipped model)")
     parser.add_argument("--device", default="auto", help="cpu, cuda, mps or auto")
+    parser.add_argument("--text", help="source to open the app with")
+    parser.add_argument("--steps", type=int, default=0, help="with --screenshot: steps to run first")
+    parser.add_argument("--screenshot", type=Path, help="save the window as PNG after --steps, then exit")
+    parser.add_argument("--view", choices=("encoder", "decoder", "cross"), help="attention kind to show")
+    parser.add_argument("--size", default="1440x900", help="with --screenshot: window size, e.g. 1280x800")
+    add_decoding_options(parser)
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
 
     trace = sub.add_parser("trace", help="record one generation as .npz + .json")
@@ -161,7 +168,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
     else:
         engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, args.text, settings)
         engine.run_to_end()
-        arrays, summary = generation_arrays(engine), generation_summary(engine)
+        snapshot = engine.snapshot()
+        arrays, summary = generation_arrays(snapshot), generation_summary(snapshot)
         if engine.stop_reason == "max_length":
             print(f"attnviz: stopped at the maximum length of {engine.max_steps} tokens", file=sys.stderr)
     summary["checkpoint"] = str(checkpoint.path)
@@ -214,8 +222,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def run_gui(args: argparse.Namespace) -> int:
-    print("attnviz: the desktop app is not built yet; use `attnviz trace`", file=sys.stderr)
-    return EXIT_USAGE
+    from visualizer.app import parse_size, run_gui
+
+    if args.steps < 0:
+        raise UsageError("attnviz: --steps must be 0 or more")
+    parse_size(args.size)
+    decoding_settings(args)  # refuse bad options before a window opens
+    return run_gui(args)
 
 
 COMMANDS = {"trace": cmd_trace, "train": cmd_train, "eval": cmd_eval}

@@ -11,7 +11,7 @@ from model.checkpoint import (
     resolve_device,
     save_checkpoint,
 )
-from tests.model.factories import small_model
+from tests.factories import small_model
 
 
 def test_save_then_load_round_trips_bit_exactly(tmp_path):

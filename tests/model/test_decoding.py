@@ -13,7 +13,7 @@ from model.decoding import (
     next_token_distribution,
 )
 from model.engine import GenerationEngine
-from tests.model.factories import small_model
+from tests.factories import small_model
 
 
 def run(strategy: str, source: str = "reverse: abcdef", **settings) -> GenerationEngine:

@@ -7,7 +7,7 @@ from model.decoding import DecodingSettings
 from model.engine import GenerationEngine, SourceError
 from model.teacher_forcing import teacher_force
 from model.transformer import NO_INTERVENTIONS, Interventions
-from tests.model.factories import small_model
+from tests.factories import small_model
 
 
 def full_recompute(model, tokenizer, source, inputs, interventions=NO_INTERVENTIONS):

@@ -12,7 +12,7 @@ from model.transformer import (
     causal_mask,
     sinusoidal_encoding,
 )
-from tests.model.factories import small_model
+from tests.factories import small_model
 
 
 def test_attention_layer_equals_torch_multihead_attention():

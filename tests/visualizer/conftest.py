@@ -1,0 +1,44 @@
+"""A real main window on a real (small) checkpoint, offscreen, with its worker thread."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from visualizer.main_window import MainWindow
+from visualizer.session import Session
+
+
+class Harness:
+    def __init__(self, qtbot, window: MainWindow) -> None:
+        self.qtbot = qtbot
+        self.window = window
+        self.session = window.session
+
+    def wait_idle(self, timeout: int = 20_000) -> None:
+        self.qtbot.waitUntil(lambda: not self.session.busy, timeout=timeout)
+
+    def open(self, path) -> None:
+        self.window.open_checkpoint(path)
+        self.wait_idle()
+        self.qtbot.waitUntil(lambda: self.session.snapshot is not None, timeout=20_000)
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def harness(qtbot, settings, tiny_checkpoint_path):
+    session = Session()
+    session.source = "reverse: abcdef"
+    window = MainWindow(session, settings)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    result = Harness(qtbot, window)
+    result.open(tiny_checkpoint_path)
+    yield result
+    window.close()
+    assert not window.bridge.thread.isRunning(), "the worker thread outlived its window"

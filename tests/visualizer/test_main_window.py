@@ -1,0 +1,227 @@
+"""The window driven as a user would, with its pictures checked against the engine's arrays."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from model.checkpoint import load_checkpoint
+from model.engine import GenerationEngine
+from visualizer.main_window import MainWindow
+from visualizer.session import Session
+
+
+def engine_after(path, source: str, steps: int) -> GenerationEngine:
+    checkpoint = load_checkpoint(path, "cpu")
+    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, source)
+    for _ in range(steps):
+        engine.step()
+    return engine
+
+
+def press(harness, key, times: int = 1) -> None:
+    harness.window.activateWindow()  # shortcuts act on the active window, as for a user
+    harness.qtbot.waitUntil(harness.window.isActiveWindow, timeout=2000)
+    for _ in range(times):
+        harness.qtbot.keyClick(harness.window.grid, key)
+        harness.wait_idle()
+
+
+def test_heatmaps_show_exactly_the_engine_arrays(harness, tiny_checkpoint_path):
+    press(harness, Qt.Key.Key_Right, 3)
+    assert harness.session.cursor == 2
+    engine = engine_after(tiny_checkpoint_path, "reverse: abcdef", 3)
+    grid = harness.window.grid
+    config = engine.model.config
+    harness.session.set_kind("cross")
+    for layer in range(config.n_decoder_layers):
+        for head in range(config.n_heads):
+            shown = grid.cells[(layer, head)].image.image
+            expected = np.stack([step.cross[layer, head] for step in engine.steps])
+            np.testing.assert_allclose(shown, expected, atol=1e-6)
+        mean = grid.cells[(layer, None)].image.image
+        np.testing.assert_allclose(mean, np.stack([s.cross[layer] for s in engine.steps]).mean(1), atol=1e-6)
+    harness.session.set_kind("dec_self")
+    shown = grid.cells[(1, 2)].image.image
+    assert shown.shape == (3, 3)
+    for t, step in enumerate(engine.steps):
+        np.testing.assert_allclose(shown[t, : t + 1], step.dec_self[1, 2], atol=1e-6)
+        assert np.isnan(shown[t, t + 1 :]).all()  # the causal mask: drawn as masked, not as 0
+    harness.session.set_kind("enc_self")
+    np.testing.assert_allclose(grid.cells[(0, 1)].image.image, engine.encoder.self_attn[0, 1], atol=1e-6)
+
+
+def test_step_back_play_reset_and_run_to_end_by_keyboard(harness):
+    session = harness.session
+    press(harness, Qt.Key.Key_Right, 4)
+    snapshot = session.snapshot
+    assert len(snapshot.steps) == 4 and session.cursor == 3
+    press(harness, Qt.Key.Key_Left, 2)
+    assert session.cursor == 1
+    assert session.snapshot is snapshot  # going back shows recorded steps, never recomputes
+    assert harness.window.grid.view.current_row == 1
+    press(harness, Qt.Key.Key_Right)
+    assert session.cursor == 2 and session.snapshot is snapshot
+    press(harness, Qt.Key.Key_End)
+    assert session.snapshot.stop_reason is not None
+    assert session.cursor == len(session.snapshot.steps) - 1
+    press(harness, Qt.Key.Key_Home)
+    assert session.snapshot.steps == () and session.cursor == -1
+    harness.window.step_controls.speed.setValue(30)
+    harness.qtbot.keyClick(harness.window.grid, Qt.Key.Key_Space)
+    assert session.playing
+    harness.qtbot.waitUntil(lambda: len(session.snapshot.steps) >= 3, timeout=10_000)
+    harness.qtbot.keyClick(harness.window.grid, Qt.Key.Key_Space)
+    assert not session.playing
+    harness.wait_idle()
+    steps = len(session.snapshot.steps)
+    harness.qtbot.wait(300)
+    assert len(session.snapshot.steps) == steps  # paused means paused
+
+
+def test_timeline_click_shows_that_step(harness):
+    press(harness, Qt.Key.Key_Right, 4)
+    timeline = harness.window.timeline
+    assert len(timeline.buttons) == 4
+    harness.qtbot.mouseClick(timeline.buttons[1], Qt.MouseButton.LeftButton)
+    assert harness.session.cursor == 1
+    assert harness.window.grid.cells[(0, 0)].image.image.shape[0] == 2
+    assert timeline.buttons[1].isChecked()
+    assert "step 2 of 4" in harness.window.output_label.text()
+    harness.qtbot.mouseClick(timeline.start, Qt.MouseButton.LeftButton)
+    assert harness.session.cursor == -1
+
+
+def test_clicking_a_head_enlarges_it_and_hover_reads_the_weight(harness, tiny_checkpoint_path):
+    press(harness, Qt.Key.Key_Right, 3)
+    harness.session.set_kind("cross")
+    grid = harness.window.grid
+    cell = grid.cells[(1, 3)]
+    scene_pos = cell.plot.getViewBox().mapViewToScene(QPointF(4.5, 2.5))  # key 4, query 2
+    grid.on_mouse_clicked(type("Click", (), {"scenePos": lambda self: scene_pos})())
+    assert (harness.session.layer, harness.session.head) == (1, 3)
+    engine = engine_after(tiny_checkpoint_path, "reverse: abcdef", 3)
+    np.testing.assert_allclose(
+        harness.window.detail.shown, np.stack([s.cross[1, 3] for s in engine.steps]), atol=1e-6
+    )
+    texts = []
+    grid.hovered.connect(texts.append)
+    grid.on_mouse_moved(scene_pos)
+    weight = engine.steps[2].cross[1, 3, 4]
+    assert texts[-1].endswith(f"{weight:.3f}")
+    assert "'v'" in texts[-1]  # key 4 of "reverse: abcdef" is the 'r'…'v' — the fifth character
+    harness.qtbot.keyClick(harness.window.grid, Qt.Key.Key_M)
+    assert harness.session.head is None
+
+
+def test_a_bad_checkpoint_shows_a_dialog_and_keeps_the_old_model(harness, tmp_path):
+    old_model, old_snapshot = harness.session.model, harness.session.snapshot
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"\x00" * 64)
+    harness.window.open_checkpoint(bad)
+    harness.wait_idle()
+    dialog = harness.window.error_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert "safetensors" in dialog.text()
+    assert harness.session.model is old_model and harness.session.snapshot is old_snapshot
+    dialog.close()
+    press(harness, Qt.Key.Key_Right)
+    assert len(harness.session.snapshot.steps) == 1  # still usable
+
+
+def test_an_exception_in_the_worker_is_shown_and_the_state_kept(harness, monkeypatch):
+    press(harness, Qt.Key.Key_Right)
+    before = harness.session.snapshot
+
+    def explode(self, force=None):
+        raise RuntimeError("simulated failure inside the model")
+
+    monkeypatch.setattr(GenerationEngine, "step", explode)
+    press(harness, Qt.Key.Key_Right)
+    assert "simulated failure" in harness.window.message_label.text()
+    assert harness.window.error_dialog.isVisible()
+    assert harness.session.snapshot is before
+    harness.window.error_dialog.close()
+
+
+def test_unknown_characters_are_shown_as_unk_with_a_notice(harness):
+    harness.window.source_bar.edit.setText("reverse: héllo")
+    harness.window.source_bar.run()
+    harness.wait_idle()
+    assert "'é'" in harness.window.message_label.text()
+    assert harness.session.snapshot.encoder.tokens[10] == "<unk>"
+
+
+def test_exports_write_png_svg_and_a_trace_equal_to_the_engine(harness, tmp_path, tiny_checkpoint_path):
+    press(harness, Qt.Key.Key_Right, 3)
+    assert harness.window.export_png(str(tmp_path / "v.png"))
+    assert (tmp_path / "v.png").stat().st_size > 1000
+    assert harness.window.export_svg(str(tmp_path / "v.svg"))
+    assert (tmp_path / "v.svg").read_text().lstrip().startswith("<?xml")
+    assert harness.window.export_trace(str(tmp_path / "t.npz"))
+    arrays = np.load(tmp_path / "t.npz")
+    engine = engine_after(tiny_checkpoint_path, "reverse: abcdef", 3)
+    np.testing.assert_allclose(arrays["cross"][:, :, 1], engine.steps[1].cross, atol=1e-6)
+    assert json.loads((tmp_path / "t.json").read_text())["source"] == "reverse: abcdef"
+
+
+def test_settings_are_remembered(qtbot, settings, harness, tiny_checkpoint_path):
+    harness.session.set_kind("dec_self")
+    harness.session.set_colormap("magma")
+    harness.window.close()
+    window = MainWindow(Session(), settings)
+    qtbot.addWidget(window)
+    assert window.session.kind == "dec_self" and window.session.colormap == "magma"
+    assert window.kind_tabs.currentIndex() == 1
+    assert window.recent_files()[0] == str(tiny_checkpoint_path)
+    window.close()
+
+
+def test_dropping_a_checkpoint_opens_it(harness, tmp_path, tiny_checkpoint_path):
+    import shutil
+
+    copy = tmp_path / "dropped.safetensors"
+    shutil.copy(tiny_checkpoint_path, copy)
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(copy))])
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        data,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    harness.window.dropEvent(event)
+    harness.wait_idle()
+    assert harness.session.model.path == copy
+    assert "dropped.safetensors" in harness.window.model_label.text()
+
+
+def test_changing_the_strategy_regenerates_up_to_the_same_step(harness):
+    press(harness, Qt.Key.Key_Right, 3)
+    controls = harness.window.decoding
+    controls.strategy.setCurrentIndex(controls.strategy.findData("beam"))
+    harness.wait_idle()
+    assert harness.session.settings.strategy == "beam"
+    assert len(harness.session.snapshot.steps) == 3 and harness.session.snapshot.beam is not None
+    assert controls.beam.isEnabled() and not controls.top_p.isEnabled()
+
+
+@pytest.mark.parametrize("count", [20_000])
+def test_signal_emits_do_not_crash_the_interpreter(qtbot, count):
+    """PySide6 6.12.0 on Python 3.11 lost a reference to True per emit and aborted the process."""
+    from PySide6.QtCore import QObject, Signal
+
+    class Emitter(QObject):
+        fired = Signal(bool)
+
+    received = []
+    emitter = Emitter()
+    emitter.fired.connect(received.append)
+    for _ in range(count):
+        emitter.fired.emit(True)
+    assert len(received) == count and all(received)

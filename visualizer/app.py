@@ -1,0 +1,141 @@
+"""Starting the desktop app: platform checks, the window, and the --screenshot mode."""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import sys
+from pathlib import Path
+
+# Qt's xcb platform plugin needs these; without them Qt aborts the whole process.
+XCB_LIBRARIES = {
+    "xcb-cursor": "libxcb-cursor0",
+    "xcb-icccm": "libxcb-icccm4",
+    "xcb-keysyms": "libxcb-keysyms1",
+    "xcb-image": "libxcb-image0",
+    "xcb-render-util": "libxcb-render-util0",
+    "xcb-xinerama": "libxcb-xinerama0",
+    "xcb-xkb": "libxcb-xkb1",
+    "xkbcommon-x11": "libxkbcommon-x11-0",
+    "xcb-shape": "libxcb-shape0",
+}
+APT_LINE = "sudo apt-get install " + " ".join(XCB_LIBRARIES.values())
+
+
+def platform_problem(screenshot: bool) -> str | None:
+    """Why Qt would abort on this machine's display, or None. May switch to offscreen."""
+    if sys.platform != "linux":
+        return None
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    if platform and not platform.startswith("xcb"):
+        return None
+    if not os.environ.get("DISPLAY"):
+        if screenshot:  # a screenshot needs no screen: render offscreen
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+            return None
+        if os.environ.get("WAYLAND_DISPLAY") and not platform:
+            return None
+        return "no display: set DISPLAY (or run under Xvfb), or use --screenshot, which renders offscreen"
+    missing = [package for lib, package in XCB_LIBRARIES.items() if ctypes.util.find_library(lib) is None]
+    if missing:
+        return (
+            f"Qt's xcb platform plugin needs system libraries that are missing "
+            f"({', '.join(missing)}); install them with: {APT_LINE}"
+        )
+    return None
+
+
+def run_gui(args) -> int:
+    problem = platform_problem(bool(args.screenshot))
+    if problem:
+        print(f"attnviz: {problem}", file=sys.stderr)
+        return 2
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Attention Visualizer")
+    app.setOrganizationName("attention-visualizer")
+
+    from model.checkpoint import default_checkpoint_path
+    from visualizer.main_window import MainWindow
+    from visualizer.session import Session
+
+    session = Session()
+    session.device = args.device
+    settings = (
+        QSettings() if not args.screenshot else QSettings(str(Path(os.devnull)), QSettings.Format.IniFormat)
+    )
+    window = MainWindow(session, settings)
+    checkpoint = args.checkpoint or default_checkpoint_path()
+    if args.text is not None:
+        session.source = args.text
+        window.source_bar.edit.setText(args.text)
+    if args.screenshot:
+        return take_screenshot(app, window, session, checkpoint, args)
+    window.show()
+    window.grid.setFocus()
+    window.open_checkpoint(checkpoint)
+    return app.exec()
+
+
+def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
+    """Load, run ``--steps`` steps, save the whole window as PNG, exit (2 on any error)."""
+    from PySide6.QtCore import QTimer
+
+    from visualizer.cli import decoding_settings
+
+    width, height = parse_size(args.size)
+    window.resize(width, height)
+    session.settings = decoding_settings(args)
+    window.decoding.show_settings(session.settings)
+    if args.view:
+        session.set_kind({"encoder": "enc_self", "decoder": "dec_self", "cross": "cross"}[args.view])
+    errors: list[str] = []
+    state = {"phase": "loading"}
+
+    def on_message(level: str, text: str) -> None:
+        if level == "error":
+            errors.append(text)
+            app.exit(2)
+
+    def on_busy(busy: bool) -> None:
+        if busy:
+            return
+        if state["phase"] == "loading" and session.model is not None and session.snapshot is not None:
+            state["phase"] = "stepping"
+            session.restart(steps=args.steps)
+        elif state["phase"] == "stepping":
+            state["phase"] = "done"
+            QTimer.singleShot(100, save)
+
+    def save() -> None:
+        app.processEvents()
+        if not window.grab().save(str(args.screenshot), "PNG"):
+            errors.append(f"could not write {args.screenshot}")
+            app.exit(2)
+            return
+        app.exit(0)
+
+    session.message.connect(on_message)
+    session.busy_changed.connect(on_busy)
+    QTimer.singleShot(120_000, lambda: (errors.append("timed out"), app.exit(2)))
+    window.show()
+    window.open_checkpoint(checkpoint)
+    code = app.exec()
+    window.close()
+    if errors:
+        print(f"attnviz: {errors[0]}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.screenshot}", file=sys.stderr)
+    return code
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError as error:
+        raise ValueError(f"--size must look like 1280x800, not {text!r}") from error
+    if not (320 <= width <= 8192 and 240 <= height <= 8192):
+        raise ValueError(f"--size {text} is outside 320x240 .. 8192x8192")
+    return width, height

@@ -1,0 +1,447 @@
+"""The main window: menus, controls, the attention grid and the enlarged head.
+
+It wires widgets to the session and the session to the worker; widgets never talk to each
+other. Every user mistake ends in a message in the window; nothing here blocks on the model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QSplitter,
+    QStyle,
+    QTabBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from visualizer.session import ATTENTION_KINDS, COLORMAPS, Session
+from visualizer.views import KIND_TITLES
+from visualizer.widgets.attention_grid import AttentionGrid
+from visualizer.widgets.controls import DecodingControls, SourceBar, StepControls
+from visualizer.widgets.head_detail import HeadDetail
+from visualizer.widgets.timeline import Timeline
+from visualizer.worker import WorkerBridge
+
+MAX_RECENT = 8
+CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, session: Session, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.settings = settings or QSettings("attention-visualizer", "attnviz")
+        self.setWindowTitle("Attention Visualizer")
+        self.setAcceptDrops(True)
+        self.bridge = WorkerBridge(session, self)
+        self.error_dialog: QMessageBox | None = None
+        self.play_timer = QTimer(self)
+        self.play_timer.timeout.connect(session.play_tick)
+
+        self.actions_by_name = self.build_actions()
+        self.build_menus()
+        self.build_layout()
+        self.build_status_bar()
+
+        self.session_subscriptions = (
+            (session.model_changed, self.on_model_changed),
+            (session.snapshot_changed, self.on_snapshot_changed),
+            (session.cursor_changed, self.on_cursor_changed),
+            (session.message, self.on_message),
+            (session.busy_changed, self.on_busy_changed),
+            (session.playing_changed, self.on_playing_changed),
+            (session.view_changed, self.on_view_changed),
+        )
+        for signal, slot in self.session_subscriptions:
+            signal.connect(slot)
+        self.restore_settings()
+        self.on_view_changed()
+
+    # -- construction ---------------------------------------------------------------------
+    def build_actions(self) -> dict[str, QAction]:
+        session = self.session
+        specs = {
+            "open": ("&Open checkpoint…", QKeySequence.StandardKey.Open, self.open_dialog),
+            "export_png": ("Export view as &PNG…", "Ctrl+E", self.export_png),
+            "export_svg": ("Export view as &SVG…", "Ctrl+Shift+E", self.export_svg),
+            "export_trace": ("Export &trace (.npz)…", "Ctrl+T", self.export_trace),
+            "quit": ("&Quit", "Ctrl+Q", self.close),
+            "step": ("Step", Qt.Key.Key_Right, session.step_forward),
+            "back": ("Back", Qt.Key.Key_Left, session.step_back),
+            "play": ("Play", Qt.Key.Key_Space, session.toggle_play),
+            "reset": ("Reset", Qt.Key.Key_Home, session.reset),
+            "end": ("Run to end", Qt.Key.Key_End, session.run_to_end),
+            "mean": ("Show the &mean of heads", "M", self.select_mean),
+            "shortcuts": ("&Keyboard shortcuts", "F1", self.show_shortcuts),
+        }
+        actions = {}
+        for name, (text, shortcut, slot) in specs.items():
+            action = QAction(text, self)
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
+            actions[name] = action
+        icons = {
+            "step": QStyle.StandardPixmap.SP_MediaSeekForward,
+            "back": QStyle.StandardPixmap.SP_MediaSeekBackward,
+            "play": QStyle.StandardPixmap.SP_MediaPlay,
+            "reset": QStyle.StandardPixmap.SP_MediaSkipBackward,
+            "end": QStyle.StandardPixmap.SP_MediaSkipForward,
+        }
+        for name, icon in icons.items():
+            actions[name].setIcon(self.style().standardIcon(icon))
+            actions[name].setToolTip(f"{actions[name].text()} ({actions[name].shortcut().toString()})")
+        return actions
+
+    def build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self.actions_by_name["open"])
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        file_menu.addSeparator()
+        for name in ("export_png", "export_svg", "export_trace"):
+            file_menu.addAction(self.actions_by_name[name])
+        file_menu.addSeparator()
+        file_menu.addAction(self.actions_by_name["quit"])
+
+        run_menu = bar.addMenu("&Run")
+        for name in ("step", "back", "play", "reset", "end"):
+            run_menu.addAction(self.actions_by_name[name])
+
+        view_menu = bar.addMenu("&View")
+        self.kind_actions = QActionGroup(self)
+        for number, kind in enumerate(ATTENTION_KINDS, start=1):
+            action = view_menu.addAction(KIND_TITLES[kind])
+            action.setCheckable(True)
+            action.setShortcut(QKeySequence(str(number)))
+            action.setData(kind)
+            action.triggered.connect(self.on_kind_action)
+            self.kind_actions.addAction(action)
+        view_menu.addAction(self.actions_by_name["mean"])
+        colormap_menu = view_menu.addMenu("&Colormap")
+        self.colormap_actions = QActionGroup(self)
+        for name in COLORMAPS:
+            action = colormap_menu.addAction(name)
+            action.setCheckable(True)
+            action.setData(name)
+            action.triggered.connect(self.on_colormap_action)
+            self.colormap_actions.addAction(action)
+
+        device_menu = bar.addMenu("&Device")
+        self.device_actions = QActionGroup(self)
+        import torch
+
+        for device, label in (("auto", "Auto"), ("cpu", "CPU"), ("cuda", "CUDA")):
+            action = device_menu.addAction(label)
+            action.setCheckable(True)
+            action.setData(device)
+            if device == "cuda" and not torch.cuda.is_available():
+                action.setEnabled(False)
+                action.setText("CUDA (not available)")
+            action.triggered.connect(self.on_device_action)
+            self.device_actions.addAction(action)
+            action.setChecked(device == self.session.device)
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.actions_by_name["shortcuts"])
+
+    def build_layout(self) -> None:
+        session = self.session
+        central = QWidget()
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(8, 6, 8, 4)
+        self.source_bar = SourceBar(session)
+        outer.addWidget(self.source_bar)
+        controls_row = QHBoxLayout()
+        self.decoding = DecodingControls(session)
+        self.step_controls = StepControls(self.actions_by_name)
+        self.step_controls.speed_changed.connect(self.on_speed_changed)
+        controls_row.addWidget(self.decoding, 1)
+        controls_row.addWidget(self.step_controls)
+        outer.addLayout(controls_row)
+        self.output_label = QLabel()
+        self.output_label.setTextFormat(Qt.TextFormat.RichText)
+        self.output_label.setStyleSheet("font-size: 14pt; padding: 2px;")
+        outer.addWidget(self.output_label)
+        self.timeline = Timeline(session)
+        outer.addWidget(self.timeline)
+        self.kind_tabs = QTabBar()
+        for kind in ATTENTION_KINDS:
+            self.kind_tabs.addTab(KIND_TITLES[kind])
+        self.kind_tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.kind_tabs.currentChanged.connect(self.on_tab_changed)
+        outer.addWidget(self.kind_tabs)
+        self.views = QSplitter(Qt.Orientation.Horizontal)
+        self.grid = AttentionGrid(session)
+        self.grid.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.detail = HeadDetail(session)
+        self.views.addWidget(self.grid)
+        self.views.addWidget(self.detail)
+        self.views.setStretchFactor(0, 3)
+        self.views.setStretchFactor(1, 2)
+        outer.addWidget(self.views, 1)
+        self.hover_label = QLabel(" ")
+        self.hover_label.setStyleSheet("font-family: monospace; padding: 2px;")
+        outer.addWidget(self.hover_label)
+        self.grid.hovered.connect(self.show_hover)
+        self.detail.hovered.connect(self.show_hover)
+        self.setCentralWidget(central)
+
+    def build_status_bar(self) -> None:
+        status = self.statusBar()
+        self.model_label = QLabel("no model loaded")
+        self.message_label = QLabel("")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)  # indeterminate: the model is working
+        self.progress.setFixedWidth(120)
+        self.progress.hide()
+        status.addWidget(self.message_label, 1)
+        status.addPermanentWidget(self.progress)
+        status.addPermanentWidget(self.model_label)
+
+    # -- settings -------------------------------------------------------------------------
+    def restore_settings(self) -> None:
+        geometry = self.settings.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1440, 900)
+        kind = self.settings.value("kind", self.session.kind)
+        if kind in ATTENTION_KINDS:
+            self.session.set_kind(kind)
+        colormap = self.settings.value("colormap", self.session.colormap)
+        if colormap in COLORMAPS:
+            self.session.set_colormap(colormap)
+        source = self.settings.value("source")
+        if isinstance(source, str) and source.strip():
+            self.session.source = source
+            self.source_bar.edit.setText(source)
+        self.refresh_recent_menu()
+
+    def save_settings(self) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("kind", self.session.kind)
+        self.settings.setValue("colormap", self.session.colormap)
+        self.settings.setValue("source", self.session.source)
+        self.settings.sync()
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [v for v in value or [] if isinstance(v, str)]
+
+    def remember_recent(self, path: Path) -> None:
+        recent = [str(path)] + [p for p in self.recent_files() if p != str(path)]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self.refresh_recent_menu()
+
+    def refresh_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_files()
+        for path in recent:
+            action = self.recent_menu.addAction(path)
+            action.setData(path)
+            action.triggered.connect(self.on_recent_action)
+        self.recent_menu.setEnabled(bool(recent))
+
+    # -- user actions ---------------------------------------------------------------------
+    def open_checkpoint(self, path: str | Path) -> None:
+        self.session.open_checkpoint(Path(path))
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open checkpoint", "", CHECKPOINT_FILTER)
+        if path:
+            self.open_checkpoint(path)
+
+    def on_recent_action(self) -> None:
+        self.open_checkpoint(self.sender().data())
+
+    def on_kind_action(self) -> None:
+        self.session.set_kind(self.sender().data())
+
+    def on_tab_changed(self, index: int) -> None:
+        self.session.set_kind(ATTENTION_KINDS[index])
+
+    def on_colormap_action(self) -> None:
+        self.session.set_colormap(self.sender().data())
+
+    def on_device_action(self) -> None:
+        self.session.set_device(self.sender().data())
+
+    def select_mean(self) -> None:
+        self.session.select_head(self.session.layer, None)
+
+    def on_speed_changed(self, steps_per_second: int) -> None:
+        self.play_timer.setInterval(int(1000 / steps_per_second))
+
+    def show_hover(self, text: str) -> None:
+        self.hover_label.setText(text or " ")
+
+    def show_shortcuts(self) -> None:
+        text = (
+            "→ step · ← back · Space play/pause · Home reset · End run to end\n"
+            "1 / 2 / 3 encoder / decoder / cross-attention · M mean of heads\n"
+            "Ctrl+O open · Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit\n"
+            "Click a head to enlarge it; hover a cell to read its weight."
+        )
+        QMessageBox.information(self, "Keyboard shortcuts", text)
+
+    # -- export ---------------------------------------------------------------------------
+    def export_png(self, path: str | None = None) -> bool:
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export view as PNG", "attention.png", "PNG (*.png)")
+        if not path:
+            return False
+        if not self.views.grab().save(path, "PNG"):
+            self.on_message("error", f"could not write {path}")
+            return False
+        self.on_message("info", f"wrote {path}")
+        return True
+
+    def export_svg(self, path: str | None = None) -> bool:
+        """The visible view as SVG: text and outlines as vectors, heatmaps as embedded images."""
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export view as SVG", "attention.svg", "SVG (*.svg)")
+        if not path:
+            return False
+        generator = QSvgGenerator()
+        generator.setFileName(path)
+        generator.setSize(self.views.size())
+        generator.setViewBox(self.views.rect())
+        generator.setTitle("Attention Visualizer view")
+        painter = QPainter()
+        if not painter.begin(generator):
+            self.on_message("error", f"could not write {path}")
+            return False
+        try:
+            self.views.render(painter, QPoint(0, 0))
+        finally:
+            painter.end()
+        self.on_message("info", f"wrote {path}")
+        return True
+
+    def export_trace(self, path: str | None = None) -> bool:
+        from model.trace import generation_arrays, generation_summary, write_trace
+
+        snapshot = self.session.snapshot
+        if snapshot is None:
+            self.on_message("warning", "nothing to export yet: run a source first")
+            return False
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export trace", "trace.npz", "NumPy archive (*.npz)")
+        if not path:
+            return False
+        summary = generation_summary(snapshot)
+        if self.session.model is not None:
+            summary["checkpoint"] = str(self.session.model.path)
+        try:
+            npz, _json = write_trace(path, generation_arrays(snapshot), summary)
+        except OSError as error:
+            self.on_message("error", f"could not write {path}: {error.strerror}")
+            return False
+        self.on_message("info", f"wrote {npz} and its .json")
+        return True
+
+    # -- drag and drop --------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        urls = [url for url in event.mimeData().urls() if url.isLocalFile()]
+        if urls:
+            self.open_checkpoint(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    # -- session events -------------------------------------------------------------------
+    def on_model_changed(self, model) -> None:
+        self.model_label.setText(f"{model.name} · {model.device}")
+        if model.path is not None:
+            self.remember_recent(model.path)
+        for action in self.device_actions.actions():
+            action.setChecked(action.data() == self.session.device)
+
+    def on_snapshot_changed(self, _snapshot) -> None:
+        self.on_cursor_changed(self.session.cursor)
+
+    def on_cursor_changed(self, cursor: int) -> None:
+        snapshot = self.session.snapshot
+        if snapshot is None:
+            return
+        shown = snapshot.output_text(cursor + 1)
+        ahead = snapshot.output_text()[len(shown) :]
+        self.output_label.setText(
+            f"Output: <b>{escape(shown)}</b><span style='color:#888'>{escape(ahead)}</span>"
+            f" <span style='color:#aaa; font-size:10pt'>(step {cursor + 1} of {len(snapshot.steps)})</span>"
+        )
+
+    def on_view_changed(self) -> None:
+        index = ATTENTION_KINDS.index(self.session.kind)
+        if self.kind_tabs.currentIndex() != index:
+            self.kind_tabs.setCurrentIndex(index)
+        for action in self.kind_actions.actions():
+            action.setChecked(action.data() == self.session.kind)
+        for action in self.colormap_actions.actions():
+            action.setChecked(action.data() == self.session.colormap)
+
+    @Slot(str, str)
+    def on_message(self, level: str, text: str) -> None:
+        colours = {"info": "#cccccc", "warning": "#ffb300", "error": "#ff5252"}
+        self.message_label.setStyleSheet(f"color: {colours.get(level, '#cccccc')}")
+        self.message_label.setText(text)
+        if level == "error":
+            self.show_error(text)
+
+    def show_error(self, text: str) -> None:
+        """A non-blocking dialog: the app keeps running and the previous state stays."""
+        if self.error_dialog is not None:
+            self.error_dialog.close()
+        self.error_dialog = QMessageBox(QMessageBox.Icon.Warning, "Attention Visualizer", text, parent=self)
+        self.error_dialog.setInformativeText("The previous model and generation are unchanged.")
+        self.error_dialog.open()
+
+    def on_busy_changed(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+
+    def on_playing_changed(self, playing: bool) -> None:
+        play = self.actions_by_name["play"]
+        play.setText("Pause" if playing else "Play")
+        icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
+        play.setIcon(self.style().standardIcon(icon))
+        if playing:
+            self.play_timer.start()
+        else:
+            self.play_timer.stop()
+
+    # -- closing --------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:  # noqa: N802
+        self.session.stop()
+        self.play_timer.stop()
+        self.save_settings()
+        for signal, slot in self.session_subscriptions:
+            signal.disconnect(slot)
+        for widget in (self.grid, self.detail, self.timeline, self.decoding):
+            widget.detach()
+        self.bridge.shutdown()
+        if self.error_dialog is not None:
+            self.error_dialog.close()
+        super().closeEvent(event)
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,321 @@
+"""The app's single source of truth, free of Qt: what is loaded, shown and selected.
+
+Widgets read the session and subscribe to its signals; user input calls its methods. Model
+work is never done here: the session emits ``request`` with a plain request object, a worker
+runs it off the GUI thread, and the result comes back through ``apply``. Results of a
+generation the user has since replaced are dropped (the latest request wins).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from model.decoding import DecodingSettings
+from model.engine import GenerationSnapshot
+from model.tokenizer import CharTokenizer
+from model.transformer import NO_INTERVENTIONS, Interventions, TransformerConfig
+from visualizer.events import Signal
+
+ATTENTION_KINDS = ("enc_self", "dec_self", "cross")
+COLORMAPS = ("viridis", "inferno", "magma", "plasma", "cividis", "CET-L1")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the GUI may know of the loaded model (the model itself stays on the worker)."""
+
+    path: Path | None
+    config: TransformerConfig
+    tokenizer: CharTokenizer
+    device: str
+    info: dict
+    notice: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path.name if self.path else "untitled model"
+
+
+# -- requests, to the worker --------------------------------------------------------------
+@dataclass(frozen=True)
+class LoadRequest:
+    id: int
+    path: Path
+    device: str
+
+
+@dataclass(frozen=True)
+class StartRequest:
+    id: int
+    generation: int
+    source: str
+    settings: DecodingSettings
+    interventions: Interventions
+    steps: int = 0  # steps to take right away (to keep the user's place after a change)
+
+
+@dataclass(frozen=True)
+class StepRequest:
+    id: int
+    generation: int
+    count: int | None = 1  # None: run to the end
+
+
+@dataclass(frozen=True)
+class BranchRequest:
+    id: int
+    generation: int
+    keep: int  # steps to keep
+    force: int | None  # token to force at step ``keep``, or None to only cut back
+
+
+@dataclass(frozen=True)
+class DeviceRequest:
+    id: int
+    device: str
+
+
+Request = LoadRequest | StartRequest | StepRequest | BranchRequest | DeviceRequest
+
+
+# -- results, from the worker -------------------------------------------------------------
+@dataclass(frozen=True)
+class ModelLoaded:
+    request_id: int
+    model: ModelInfo
+
+
+@dataclass(frozen=True)
+class SnapshotReady:
+    request_id: int
+    generation: int
+    snapshot: GenerationSnapshot
+
+
+@dataclass(frozen=True)
+class RequestFailed:
+    request_id: int
+    what: str  # "load", "generate" or "device"
+    message: str
+
+
+Result = ModelLoaded | SnapshotReady | RequestFailed
+
+
+class Session:
+    def __init__(self) -> None:
+        self.model_changed = Signal()  # (ModelInfo)
+        self.snapshot_changed = Signal()  # (GenerationSnapshot | None)
+        self.cursor_changed = Signal()  # (int)
+        self.view_changed = Signal()  # () kind or colormap
+        self.selection_changed = Signal()  # () selected layer/head
+        self.settings_changed = Signal()  # (DecodingSettings)
+        self.message = Signal()  # (level: "info" | "warning" | "error", text)
+        self.busy_changed = Signal()  # (bool)
+        self.playing_changed = Signal()  # (bool)
+        self.request = Signal()  # (Request) for the worker
+
+        self.model: ModelInfo | None = None
+        self.snapshot: GenerationSnapshot | None = None
+        self.cursor = -1  # the step shown; -1 = before the first step
+        self.kind = "cross"
+        self.layer, self.head = 0, 0  # head None = the mean over heads
+        self.colormap = COLORMAPS[0]
+        self.settings = DecodingSettings()
+        self.interventions = NO_INTERVENTIONS
+        self.source = "reverse: attention"
+        self.device = "auto"
+        self.playing = False
+        self.generation = 0
+        self._ids = itertools.count(1)
+        self._pending: set[int] = set()
+
+    # -- derived state --------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return bool(self._pending)
+
+    @property
+    def step_count(self) -> int:
+        return len(self.snapshot.steps) if self.snapshot else 0
+
+    @property
+    def at_end(self) -> bool:
+        """True when the shown step is the last one and generation has stopped."""
+        snapshot = self.snapshot
+        return (
+            snapshot is not None and snapshot.stop_reason is not None and self.cursor == self.step_count - 1
+        )
+
+    # -- user intents ---------------------------------------------------------------------
+    def open_checkpoint(self, path: str | Path, device: str | None = None) -> None:
+        self._send(LoadRequest(next(self._ids), Path(path), device or self.device))
+
+    def set_device(self, device: str) -> None:
+        self.device = device
+        self._send(DeviceRequest(next(self._ids), device))
+
+    def set_source(self, text: str) -> None:
+        self.source = text
+        self.restart(steps=0)
+
+    def set_settings(self, settings: DecodingSettings) -> None:
+        """New decoding settings: regenerate up to the step the user was looking at."""
+        if settings == self.settings:
+            return
+        self.settings = settings
+        self.settings_changed.emit(settings)
+        self.restart(steps=self.cursor + 1)
+
+    def set_interventions(self, interventions: Interventions) -> None:
+        self.interventions = interventions
+        self.restart(steps=self.cursor + 1)
+
+    def restart(self, steps: int = 0) -> None:
+        if self.model is None:
+            return
+        self.stop()
+        self.generation += 1
+        self._send(
+            StartRequest(
+                next(self._ids), self.generation, self.source, self.settings, self.interventions, steps
+            )
+        )
+
+    def step_forward(self) -> None:
+        """Show the next step: already computed ones are shown again, never recomputed."""
+        if self.snapshot is None:
+            return
+        if self.cursor < self.step_count - 1:
+            self._set_cursor(self.cursor + 1)
+        elif self.snapshot.stop_reason is None and not self.busy:
+            self._send(StepRequest(next(self._ids), self.generation))
+        elif self.snapshot.stop_reason is not None:
+            self.stop()
+
+    def step_back(self) -> None:
+        if self.snapshot is not None and self.cursor > -1:
+            self._set_cursor(self.cursor - 1)
+
+    def go_to_step(self, step: int) -> None:
+        if self.snapshot is not None and -1 <= step < self.step_count:
+            self._set_cursor(step)
+
+    def run_to_end(self) -> None:
+        if self.snapshot is None:
+            return
+        if self.snapshot.stop_reason is not None:
+            self._set_cursor(self.step_count - 1)
+        elif not self.busy:
+            self._send(StepRequest(next(self._ids), self.generation, None))
+
+    def reset(self) -> None:
+        self.stop()
+        if self.snapshot is not None:
+            self._send(BranchRequest(next(self._ids), self.generation, 0, None))
+
+    def force_token(self, token_id: int) -> None:
+        """Replace the shown step's choice with ``token_id`` and continue from there."""
+        if self.snapshot is None:
+            return
+        self.stop()
+        keep = max(self.cursor, 0)
+        self._send(BranchRequest(next(self._ids), self.generation, keep, token_id))
+
+    def toggle_play(self) -> None:
+        if self.playing:
+            self.stop()
+        elif self.snapshot is not None:
+            if self.at_end:
+                self._set_cursor(-1)  # play again from the start, as a media player does
+            self.playing = True
+            self.playing_changed.emit(True)
+
+    def stop(self) -> None:
+        if self.playing:
+            self.playing = False
+            self.playing_changed.emit(False)
+
+    def play_tick(self) -> None:
+        """Called by the GUI's play timer: one step, unless the last one is still running."""
+        if self.playing and not self.busy:
+            self.step_forward()
+
+    def set_kind(self, kind: str) -> None:
+        if kind not in ATTENTION_KINDS:
+            raise ValueError(f"unknown attention kind {kind!r}")
+        if kind != self.kind:
+            self.kind = kind
+            self.view_changed.emit()
+
+    def set_colormap(self, name: str) -> None:
+        if name != self.colormap:
+            self.colormap = name
+            self.view_changed.emit()
+
+    def select_head(self, layer: int, head: int | None) -> None:
+        if (layer, head) != (self.layer, self.head):
+            self.layer, self.head = layer, head
+            self.selection_changed.emit()
+
+    # -- results from the worker ----------------------------------------------------------
+    def apply(self, result: Result) -> None:
+        self._pending.discard(result.request_id)
+        if isinstance(result, ModelLoaded):
+            self._model_loaded(result.model)
+        elif isinstance(result, SnapshotReady):
+            if result.generation == self.generation:
+                self._snapshot_ready(result.snapshot)
+        elif isinstance(result, RequestFailed) and result.what != "stale":
+            self.stop()
+            self.message.emit("error", result.message)
+        if not self._pending:
+            self.busy_changed.emit(False)
+
+    def _model_loaded(self, model: ModelInfo) -> None:
+        self.model = model
+        self.snapshot = None
+        self.cursor = -1
+        last_layer = max(model.config.n_encoder_layers, model.config.n_decoder_layers) - 1
+        self.layer = min(self.layer, last_layer)
+        if self.head is not None:
+            self.head = min(self.head, model.config.n_heads - 1)
+        self.model_changed.emit(model)
+        if model.notice:
+            self.message.emit("warning", model.notice)
+        self.message.emit("info", f"loaded {model.name} on {model.device}")
+        self.restart(steps=0)
+
+    def _snapshot_ready(self, snapshot: GenerationSnapshot) -> None:
+        previous = self.snapshot
+        self.snapshot = snapshot
+        new_source = (
+            previous is None or previous.source != snapshot.source or previous.encoder is not snapshot.encoder
+        )
+        if new_source and snapshot.encoder.unknown:
+            chars = ", ".join(repr(c) for _, c in snapshot.encoder.unknown[:5])
+            self.message.emit("warning", f"not in the vocabulary, read as <unk>: {chars}")
+        self.snapshot_changed.emit(snapshot)
+        self._set_cursor(len(snapshot.steps) - 1, force=True)
+        if snapshot.stop_reason == "max_length" and (previous is None or previous.stop_reason is None):
+            self.message.emit("warning", f"stopped at the maximum length of {snapshot.config.max_len} tokens")
+        if snapshot.stop_reason is not None and self.playing and self.cursor == len(snapshot.steps) - 1:
+            self.stop()
+
+    def _set_cursor(self, step: int, force: bool = False) -> None:
+        if step != self.cursor or force:
+            self.cursor = step
+            self.cursor_changed.emit(step)
+
+    def _send(self, request: Request) -> None:
+        was_busy = self.busy
+        self._pending.add(request.id)
+        if not was_busy:
+            self.busy_changed.emit(True)
+        self.request.emit(request)
+
+    def with_settings(self, **changes) -> DecodingSettings:
+        """The current settings with some fields changed (validated)."""
+        return replace(self.settings, **changes)

@@ -1,0 +1,204 @@
+"""The source line, the decoding settings and the stepping buttons."""
+
+from __future__ import annotations
+
+import random
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QToolButton,
+    QWidget,
+)
+
+from model.decoding import STRATEGIES
+from model.tasks import DATE_FORMS, TASK_NAMES, make_example
+from visualizer.session import Session
+
+STRATEGY_LABELS = {
+    "greedy": "greedy",
+    "sample": "sampling (temperature)",
+    "topk": "top-k sampling",
+    "topp": "top-p (nucleus) sampling",
+    "beam": "beam search",
+}
+
+
+class SourceBar(QWidget):
+    """Type a source (Enter runs it) or draw one from the tasks' examples menu."""
+
+    def __init__(self, session: Session, parent=None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.rng = random.Random()
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("Source:"))
+        self.edit = QLineEdit(session.source)
+        self.edit.setPlaceholderText('task: input, e.g. "reverse: attention" or "date: 29 November 2026"')
+        self.edit.setClearButtonEnabled(True)
+        font = self.edit.font()
+        font.setPointSize(font.pointSize() + 2)
+        self.edit.setFont(font)
+        self.edit.returnPressed.connect(self.run)
+        layout.addWidget(self.edit, 1)
+        self.examples = QToolButton()
+        self.examples.setText("Examples")
+        self.examples.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.examples.setMenu(self.build_examples_menu())
+        layout.addWidget(self.examples)
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("encode this source and start generating (Enter)")
+        self.run_button.clicked.connect(self.run)
+        layout.addWidget(self.run_button)
+
+    def build_examples_menu(self) -> QMenu:
+        menu = QMenu(self)
+        for task in TASK_NAMES:
+            if task == "date":
+                dates = menu.addMenu("date: …")
+                for form in DATE_FORMS:
+                    action = dates.addAction(form.replace("_", " "))
+                    action.setData(("date", form))
+                    action.triggered.connect(self.on_example)
+            else:
+                action = menu.addAction(f"{task}: (a fresh random input)")
+                action.setData((task, None))
+                action.triggered.connect(self.on_example)
+        return menu
+
+    def on_example(self) -> None:
+        task, form = self.sender().data()
+        self.use_text(make_example(task, self.rng, form=form).source)
+
+    def use_text(self, text: str) -> None:
+        self.edit.setText(text)
+        self.run()
+
+    def run(self) -> None:
+        self.session.set_source(self.edit.text())
+        self.window().setFocus()
+
+
+class DecodingControls(QWidget):
+    """Strategy and its settings; only the settings the strategy uses are enabled."""
+
+    def __init__(self, session: Session, parent=None) -> None:
+        super().__init__(parent)
+        self.session = session
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.strategy = QComboBox()
+        for strategy in STRATEGIES:
+            self.strategy.addItem(STRATEGY_LABELS[strategy], strategy)
+        self.temperature = self._spin(QDoubleSpinBox(), 0.05, 10.0, 0.1, "temperature")
+        self.top_k = self._spin(QSpinBox(), 1, 500, 1, "top-k")
+        self.top_p = self._spin(QDoubleSpinBox(), 0.01, 1.0, 0.05, "top-p")
+        self.beam = self._spin(QSpinBox(), 1, 16, 1, "beam width")
+        self.seed = self._spin(QSpinBox(), 0, 2**31 - 1, 1, "seed")
+        layout.addWidget(QLabel("Decoding:"))
+        layout.addWidget(self.strategy)
+        for label, widget in (
+            ("T", self.temperature),
+            ("k", self.top_k),
+            ("p", self.top_p),
+            ("beam", self.beam),
+            ("seed", self.seed),
+        ):
+            caption = QLabel(label)
+            caption.setToolTip(widget.toolTip())
+            layout.addWidget(caption)
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        self.show_settings(session.settings)
+        self.strategy.currentIndexChanged.connect(self.commit)
+        for widget in (self.temperature, self.top_k, self.top_p, self.beam, self.seed):
+            widget.valueChanged.connect(self.commit)
+        session.settings_changed.connect(self.show_settings)
+
+    def detach(self) -> None:
+        self.session.settings_changed.disconnect(self.show_settings)
+
+    def _spin(self, spin, low, high, step, tip: str):
+        spin.setRange(low, high)
+        spin.setSingleStep(step)
+        spin.setToolTip(tip)
+        spin.setKeyboardTracking(False)  # commit when typing ends, not on every digit
+        return spin
+
+    def show_settings(self, settings) -> None:
+        widgets = (self.strategy, self.temperature, self.top_k, self.top_p, self.beam, self.seed)
+        for widget in widgets:
+            widget.blockSignals(True)
+        self.strategy.setCurrentIndex(STRATEGIES.index(settings.strategy))
+        self.temperature.setValue(settings.temperature)
+        self.top_k.setValue(settings.top_k)
+        self.top_p.setValue(settings.top_p)
+        self.beam.setValue(settings.beam_width)
+        self.seed.setValue(settings.seed)
+        for widget in widgets:
+            widget.blockSignals(False)
+        self.enable_relevant(settings.strategy)
+
+    def enable_relevant(self, strategy: str) -> None:
+        sampling = strategy in ("sample", "topk", "topp")
+        self.temperature.setEnabled(sampling)
+        self.seed.setEnabled(sampling)
+        self.top_k.setEnabled(strategy == "topk")
+        self.top_p.setEnabled(strategy == "topp")
+        self.beam.setEnabled(strategy == "beam")
+
+    def commit(self, *_args) -> None:
+        strategy = self.strategy.currentData()
+        self.enable_relevant(strategy)
+        settings = self.session.with_settings(
+            strategy=strategy,
+            temperature=round(self.temperature.value(), 4),
+            top_k=self.top_k.value(),
+            top_p=round(self.top_p.value(), 4),
+            beam_width=self.beam.value(),
+            seed=self.seed.value(),
+        )
+        self.session.set_settings(settings)
+
+
+class StepControls(QWidget):
+    """Reset, back, play/pause, step, run to end, and the play speed."""
+
+    speed_changed = Signal(int)  # steps per second
+
+    def __init__(self, actions: dict, parent=None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for name in ("reset", "back", "play", "step", "end"):
+            button = QToolButton()
+            button.setDefaultAction(actions[name])
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.setMinimumWidth(70)
+            layout.addWidget(button)
+        layout.addSpacing(12)
+        layout.addWidget(QLabel("speed"))
+        self.speed = QSlider(Qt.Orientation.Horizontal)
+        self.speed.setRange(1, 30)
+        self.speed.setValue(4)
+        self.speed.setFixedWidth(110)
+        self.speed.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.speed_label = QLabel()
+        self.speed.valueChanged.connect(self.on_speed)
+        layout.addWidget(self.speed)
+        layout.addWidget(self.speed_label)
+        self.on_speed(self.speed.value())
+
+    def on_speed(self, value: int) -> None:
+        self.speed_label.setText(f"{value} steps/s")
+        self.speed_changed.emit(value)

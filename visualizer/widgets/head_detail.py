@@ -1,0 +1,80 @@
+"""One head (or the mean of a layer's heads) drawn large, with token labels and a colour bar."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+
+from visualizer.session import Session
+from visualizer.views import KIND_TITLES, AttentionView, attention_view, describe_cell
+from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+
+
+class HeadDetail(pg.GraphicsLayoutWidget):
+    hovered = Signal(str)
+
+    def __init__(self, session: Session, parent=None) -> None:
+        super().__init__(parent)
+        self.setBackground(BACKGROUND)
+        self.session = session
+        self.title = self.ci.addLabel("", row=0, col=0, colspan=2, color="#eeeeee", size="11pt")
+        plot = self.ci.addPlot(row=1, col=0)
+        self.matrix = MatrixPlot(plot, session.colormap, axes=True)
+        plot.setLabel("left", "query (decoder input)")
+        plot.setLabel("bottom", "key")
+        for side in ("left", "bottom"):
+            plot.getAxis(side).setTextPen("#dddddd")
+            plot.getAxis(side).setStyle(tickFont=pg.QtGui.QFont("DejaVu Sans", 10))
+        self.colorbar = pg.ColorBarItem(
+            values=(0, 1), colorMap=pg.colormap.get(session.colormap), interactive=False, width=14
+        )
+        self.colorbar.setImageItem(self.matrix.image)
+        self.ci.addItem(self.colorbar, row=1, col=1)
+        self.view: AttentionView | None = None
+        self.shown: np.ndarray | None = None
+        self.scene().sigMouseMoved.connect(self.on_mouse_moved)
+        self.subscriptions = (
+            (session.snapshot_changed, self.on_change),
+            (session.cursor_changed, self.on_change),
+            (session.view_changed, self.on_view_changed),
+            (session.selection_changed, self.on_change),
+            (session.model_changed, self.on_change),
+        )
+        for signal, slot in self.subscriptions:
+            signal.connect(slot)
+
+    def detach(self) -> None:
+        for signal, slot in self.subscriptions:
+            signal.disconnect(slot)
+
+    def on_view_changed(self) -> None:
+        self.matrix.set_colormap(self.session.colormap)
+        self.colorbar.setColorMap(pg.colormap.get(self.session.colormap))
+        self.on_change()
+
+    def on_change(self, *_args) -> None:
+        session = self.session
+        if session.snapshot is None:
+            return
+        view = attention_view(session.snapshot, session.kind, session.cursor)
+        self.view = view
+        layer = min(session.layer, view.layers - 1)
+        self.shown = view.mean[layer] if session.head is None else view.weights[layer, session.head]
+        self.matrix.show_matrix(self.shown, view.current_row)
+        self.matrix.set_ticks(view.query_labels, view.key_labels)
+        who = "mean of heads" if session.head is None else f"head {session.head + 1}"
+        step = "before the first step" if session.cursor < 0 else f"step {session.cursor + 1}"
+        self.title.setText(f"{KIND_TITLES[session.kind]} · layer {layer + 1} · {who} · {step}")
+        query_axis = "query (source)" if session.kind == "enc_self" else "query (decoder input)"
+        key_axis = "key (decoder input)" if session.kind == "dec_self" else "key (source)"
+        self.matrix.plot.setLabel("left", query_axis)
+        self.matrix.plot.setLabel("bottom", key_axis)
+
+    def on_mouse_moved(self, scene_pos) -> None:
+        position = self.matrix.cell_at(scene_pos)
+        if position is None or self.view is None:
+            self.hovered.emit("")
+            return
+        layer = min(self.session.layer, self.view.layers - 1)
+        self.hovered.emit(describe_cell(self.view, layer, self.session.head, *position))

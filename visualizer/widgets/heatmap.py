@@ -1,0 +1,96 @@
+"""Pieces shared by every heatmap: a plot set up for a matrix, token ticks, colours.
+
+Images are built once and updated in place with ``setImage(..., autoLevels=False)``;
+attention weights are probabilities, so levels stay fixed at (0, 1). Masked cells are NaN,
+which pyqtgraph leaves transparent, so the plot's grey background shows through: masked is
+drawn distinctly, never as a colour of the scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsRectItem
+
+MASKED_COLOR = "#5a5a5a"
+HIGHLIGHT_COLOR = "#ff5252"
+SELECTED_COLOR = "#ffb300"
+BACKGROUND = "#1e1e1e"
+
+
+def display_token(token: str) -> str:
+    """A label that shows every token: spaces as ␣, control characters by code."""
+    if token == " ":
+        return "␣"
+    if len(token) == 1 and (ord(token) < 32 or 0x7F <= ord(token) < 0xA0):
+        return f"U+{ord(token):04X}"
+    return token
+
+
+class MatrixPlot:
+    """One PlotItem holding one attention matrix, its current-row outline and its ticks."""
+
+    def __init__(self, plot: pg.PlotItem, colormap: str, axes: bool) -> None:
+        self.plot = plot
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setColorMap(pg.colormap.get(colormap))
+        plot.addItem(self.image)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.invertY(True)
+        plot.getViewBox().setBackgroundColor(QColor(MASKED_COLOR))
+        plot.getViewBox().setDefaultPadding(0)
+        for side in ("left", "bottom"):
+            plot.showAxis(side, axes)
+        self.row_outline = QGraphicsRectItem()
+        self.row_outline.setPen(pg.mkPen(HIGHLIGHT_COLOR, width=2, cosmetic=True))
+        self.row_outline.setZValue(10)
+        self.row_outline.hide()
+        plot.addItem(self.row_outline)
+        self.shape: tuple[int, int] | None = None
+
+    def show_matrix(self, matrix: np.ndarray, current_row: int | None) -> None:
+        if matrix.size == 0:
+            self.image.clear()
+            self.row_outline.hide()
+            return
+        self.image.setImage(matrix, autoLevels=False, levels=(0.0, 1.0))
+        if matrix.shape != self.shape:
+            self.shape = matrix.shape
+            self.image.setRect(QRectF(0, 0, matrix.shape[1], matrix.shape[0]))
+            self.plot.setRange(xRange=(0, matrix.shape[1]), yRange=(0, matrix.shape[0]), padding=0)
+        if current_row is None:
+            self.row_outline.hide()
+        else:
+            self.row_outline.setRect(QRectF(0, current_row, matrix.shape[1], 1))
+            self.row_outline.show()
+
+    def set_colormap(self, name: str) -> None:
+        self.image.setColorMap(pg.colormap.get(name))
+
+    def set_ticks(self, query_labels: Sequence[str], key_labels: Sequence[str]) -> None:
+        left = [[(i + 0.5, display_token(t)) for i, t in enumerate(query_labels)]]
+        bottom = [[(i + 0.5, display_token(t)) for i, t in enumerate(key_labels)]]
+        self.plot.getAxis("left").setTicks(left)
+        self.plot.getAxis("bottom").setTicks(bottom)
+
+    def set_selected(self, selected: bool) -> None:
+        self.plot.getViewBox().setBorder(pg.mkPen(SELECTED_COLOR, width=3) if selected else None)
+
+    def cell_at(self, scene_pos) -> tuple[int, int] | None:
+        """(query row, key column) under a scene position, or None outside the matrix."""
+        if self.shape is None or not self.plot.getViewBox().sceneBoundingRect().contains(scene_pos):
+            return None
+        point = self.plot.getViewBox().mapSceneToView(scene_pos)
+        row, col = int(np.floor(point.y())), int(np.floor(point.x()))
+        if 0 <= row < self.shape[0] and 0 <= col < self.shape[1]:
+            return row, col
+        return None
+
+    def contains(self, scene_pos) -> bool:
+        return self.plot.sceneBoundingRect().contains(scene_pos)

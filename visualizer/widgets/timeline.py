@@ -1,0 +1,95 @@
+"""The generated tokens as a row of buttons: click one to see the app as it was at that step."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
+
+from visualizer.session import Session
+from visualizer.widgets.heatmap import display_token
+
+BUTTON_STYLE = """
+QPushButton { min-width: 26px; padding: 3px 5px; font-size: 13pt; border: 1px solid #555;
+              border-radius: 3px; background: #2b2b2b; color: #eee; }
+QPushButton:checked { background: #ffb300; color: #000; border-color: #ffb300; }
+QPushButton[ahead="true"] { color: #888; }
+QPushButton[forced="true"] { border: 2px solid #4fc3f7; }
+"""
+
+
+class Timeline(QScrollArea):
+    def __init__(self, session: Session, parent=None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFixedHeight(58)
+        inner = QWidget()
+        inner.setStyleSheet(BUTTON_STYLE)
+        self.row = QHBoxLayout(inner)
+        self.row.setContentsMargins(4, 2, 4, 2)
+        self.row.setSpacing(3)
+        self.setWidget(inner)
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.group.idClicked.connect(self.on_clicked)
+        self.start = self._make_button("⟨bos⟩", -1)
+        self.start.setToolTip("before the first step: only the encoder has run")
+        self.buttons: list[QPushButton] = []
+        self.ending = QLabel("")
+        self.ending.setStyleSheet("color: #aaa; padding-left: 8px;")
+        self.row.addWidget(self.ending)
+        self.row.addStretch(1)
+        self.subscriptions = (
+            (session.snapshot_changed, self.on_snapshot_changed),
+            (session.cursor_changed, self.on_cursor_changed),
+        )
+        for signal, slot in self.subscriptions:
+            signal.connect(slot)
+
+    def detach(self) -> None:
+        for signal, slot in self.subscriptions:
+            signal.disconnect(slot)
+
+    def _make_button(self, text: str, step: int) -> QPushButton:
+        button = QPushButton(text)
+        button.setCheckable(True)
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.group.addButton(button, step + 1)  # ids must be ≥ 0
+        self.row.insertWidget(step + 1, button)
+        return button
+
+    def on_snapshot_changed(self, snapshot) -> None:
+        steps = snapshot.steps if snapshot is not None else ()
+        while len(self.buttons) > len(steps):
+            button = self.buttons.pop()
+            self.group.removeButton(button)
+            button.deleteLater()
+        while len(self.buttons) < len(steps):
+            self.buttons.append(self._make_button("", len(self.buttons)))
+        for step, (button, record) in enumerate(zip(self.buttons, steps, strict=True)):
+            label = snapshot.tokenizer.token_text(record.token_id)
+            button.setText(display_token(label))
+            button.setProperty("forced", record.forced)
+            chosen_p = record.probs[record.token_id]
+            how = "forced by you" if record.forced else f"p = {chosen_p:.3f}"
+            button.setToolTip(f"step {step + 1}: {label!r} ({how})")
+        reason = {"eos": "⏹ end of sequence", "max_length": "⏹ maximum length reached"}
+        self.ending.setText(reason.get(snapshot.stop_reason, "") if snapshot else "")
+        self.on_cursor_changed(self.session.cursor)
+
+    def on_cursor_changed(self, cursor: int) -> None:
+        button = self.group.button(cursor + 1)
+        if button is not None:
+            button.setChecked(True)
+            self.ensureWidgetVisible(button)
+        for step, item in enumerate(self.buttons):
+            ahead = step > cursor
+            if item.property("ahead") != ahead:
+                item.setProperty("ahead", ahead)
+                item.style().unpolish(item)
+                item.style().polish(item)
+
+    def on_clicked(self, button_id: int) -> None:
+        self.session.go_to_step(button_id - 1)

@@ -1,0 +1,147 @@
+"""Runs the session's requests on a worker thread; results cross back as immutable objects.
+
+The worker owns the model and the generation engine: nothing else touches them. Requests
+queue in order; a request for a generation the user has since replaced is skipped, so the
+latest request wins. Every exception becomes a ``RequestFailed`` shown in the window, and the
+previous model and generation stay as they were.
+"""
+
+from __future__ import annotations
+
+import traceback
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from model.checkpoint import Checkpoint, load_checkpoint, resolve_device
+from model.engine import GenerationEngine
+from visualizer.session import (
+    BranchRequest,
+    DeviceRequest,
+    LoadRequest,
+    ModelInfo,
+    ModelLoaded,
+    Request,
+    RequestFailed,
+    Session,
+    SnapshotReady,
+    StartRequest,
+    StepRequest,
+)
+
+
+def model_info(checkpoint: Checkpoint) -> ModelInfo:
+    return ModelInfo(
+        checkpoint.path,
+        checkpoint.config,
+        checkpoint.tokenizer,
+        str(checkpoint.device),
+        checkpoint.info,
+        checkpoint.notice,
+    )
+
+
+class ModelWorker(QObject):
+    """Lives on its own thread; ``handle`` is called there through a queued signal."""
+
+    finished = Signal(object)  # a Result
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checkpoint: Checkpoint | None = None
+        self.engine: GenerationEngine | None = None
+        self.engine_generation = -1
+        self.latest_generation = 0  # written by the GUI thread before it queues a request
+
+    @Slot(object)
+    def handle(self, request: Request) -> None:
+        try:
+            result = self.run(request)
+        except Exception as error:  # shown to the user; the worker and its state live on
+            what = "load" if isinstance(request, LoadRequest) else "generate"
+            message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            if not isinstance(error, ValueError):
+                message = f"{type(error).__name__}: {message}"
+                traceback.print_exc()
+            result = RequestFailed(request.id, what, message)
+        self.finished.emit(result)
+
+    def run(self, request: Request):
+        if isinstance(request, LoadRequest):
+            checkpoint = load_checkpoint(request.path, request.device)
+            self.checkpoint, self.engine = checkpoint, None
+            return ModelLoaded(request.id, model_info(checkpoint))
+        if isinstance(request, DeviceRequest):
+            return self.move(request)
+        if self.checkpoint is None:
+            raise ValueError("no model is loaded: open a checkpoint first")
+        if request.generation < self.latest_generation:
+            return RequestFailed(request.id, "stale", "")  # replaced by a newer request
+        if isinstance(request, StartRequest):
+            engine = GenerationEngine(
+                self.checkpoint.model,
+                self.checkpoint.tokenizer,
+                request.source,
+                request.settings,
+                request.interventions,
+            )
+            for _ in range(request.steps):
+                if engine.step() is None:
+                    break
+            self.engine, self.engine_generation = engine, request.generation
+        elif self.engine is None or self.engine_generation != request.generation:
+            return RequestFailed(request.id, "stale", "")
+        elif isinstance(request, StepRequest):
+            if request.count is None:
+                self.engine.run_to_end()
+            else:
+                for _ in range(request.count):
+                    self.engine.step()
+        elif isinstance(request, BranchRequest):
+            while len(self.engine.steps) > request.keep:
+                self.engine.back()
+            if request.force is not None:
+                self.engine.step(force=request.force)
+        return SnapshotReady(request.id, request.generation, self.engine.snapshot())
+
+    def move(self, request: DeviceRequest):
+        if self.checkpoint is None:
+            raise ValueError("no model is loaded")
+        device, notice = resolve_device(request.device)
+        self.checkpoint.model.to(device)
+        self.checkpoint.device, self.checkpoint.notice = device, notice
+        self.engine = None
+        return ModelLoaded(request.id, model_info(self.checkpoint))
+
+
+class WorkerBridge(QObject):
+    """Connects a session to a worker thread: requests out, results back on the GUI thread."""
+
+    submit = Signal(object)
+
+    def __init__(self, session: Session, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.thread = QThread()
+        self.thread.setObjectName("model-worker")
+        self.worker = ModelWorker()
+        self.worker.moveToThread(self.thread)
+        self.submit.connect(self.worker.handle)
+        self.worker.finished.connect(self.on_finished)
+        self.thread.start()
+        session.request.connect(self.send)
+
+    def send(self, request: Request) -> None:
+        generation = getattr(request, "generation", None)
+        if isinstance(request, StartRequest) and generation is not None:
+            self.worker.latest_generation = generation
+        self.submit.emit(request)
+
+    @Slot(object)
+    def on_finished(self, result) -> None:
+        self.session.apply(result)
+
+    def shutdown(self) -> None:
+        """Stop the thread, letting the current request finish (a step is milliseconds)."""
+        self.session.request.disconnect(self.send)
+        self.thread.quit()
+        self.thread.wait()
