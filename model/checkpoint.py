@@ -97,13 +97,18 @@ def resolve_device(name: str) -> tuple[torch.device, str | None]:
     raise ValueError(f"unknown device {name!r}: choose cpu, cuda, mps or auto")
 
 
-def stored_tensor_names(config: TransformerConfig) -> dict[str, tuple[int, ...]]:
-    """Every tensor a checkpoint of this config must hold, with its shape (no allocation)."""
-    with torch.device("meta"):
-        model = Transformer(config)
-    state = model.state_dict()
-    aliases = {"tgt_embed.weight", "generator.weight"} if config.tie_embeddings else set()
-    return {name: tuple(t.shape) for name, t in state.items() if name not in aliases}
+MAX_PARAMETERS = 500_000_000  # 2 GB of float32: far beyond any model this app is for
+
+
+def tied_aliases(config: TransformerConfig) -> set[str]:
+    """State-dict names that share another tensor's storage and are not stored."""
+    return {"tgt_embed.weight", "generator.weight"} if config.tie_embeddings else set()
+
+
+def stored_tensors(model: Transformer) -> dict[str, torch.Tensor]:
+    """The tensors a checkpoint of ``model`` holds, by name."""
+    aliases = tied_aliases(model.config)
+    return {name: t for name, t in model.state_dict().items() if name not in aliases}
 
 
 def save_checkpoint(
@@ -111,9 +116,10 @@ def save_checkpoint(
 ) -> None:
     """Write ``model`` and ``tokenizer`` to ``path`` (atomically: a temp file, then rename)."""
     path = Path(path)
-    names = stored_tensor_names(model.config)
-    state = model.state_dict()
-    tensors = {name: state[name].detach().to("cpu", torch.float32).contiguous() for name in names}
+    tensors = {
+        name: tensor.detach().to("cpu", torch.float32).contiguous()
+        for name, tensor in stored_tensors(model).items()
+    }
     header = {
         "format_version": FORMAT_VERSION,
         "config": model.config.to_dict(),
@@ -135,8 +141,9 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> Checkpoint:
     else:
         header, tensors = parse_safetensors(data)
     config, tokenizer, info = parse_header(header)
-    check_tensors(tensors, config)
-    return build(path, config, tokenizer, info, tensors, torch_device, notice)
+    model = empty_model(config)
+    check_tensors(tensors, stored_tensors(model))
+    return build(path, model, tokenizer, info, tensors, torch_device, notice)
 
 
 def read_file(path: Path) -> bytes:
@@ -267,8 +274,20 @@ def parse_header(header: object) -> tuple[TransformerConfig, CharTokenizer, dict
     return config, tokenizer, info
 
 
-def check_tensors(tensors: dict[str, torch.Tensor], config: TransformerConfig) -> None:
-    expected = stored_tensor_names(config)
+def empty_model(config: TransformerConfig) -> Transformer:
+    """A model of ``config`` to load weights into, refused first if absurdly large."""
+    count = config.parameter_count()
+    if count > MAX_PARAMETERS:
+        raise CheckpointError(
+            f"config describes {count:,} parameters, more than this app loads ({MAX_PARAMETERS:,})"
+        )
+    try:
+        return Transformer(config)
+    except (MemoryError, RuntimeError) as error:
+        raise CheckpointError(f"cannot build a model of this config ({one_line(error)})") from error
+
+
+def check_tensors(tensors: dict[str, torch.Tensor], expected: dict[str, torch.Tensor]) -> None:
     missing = sorted(set(expected) - set(tensors))
     if missing:
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
@@ -277,8 +296,8 @@ def check_tensors(tensors: dict[str, torch.Tensor], config: TransformerConfig) -
     if extra:
         more = f" and {len(extra) - 1} more" if len(extra) > 1 else ""
         raise CheckpointError(f"unexpected tensor {extra[0]!r}{more}")
-    for name, shape in expected.items():
-        tensor = tensors[name]
+    for name, reference in expected.items():
+        tensor, shape = tensors[name], tuple(reference.shape)
         if tuple(tensor.shape) != shape:
             raise CheckpointError(f"tensor {name!r} has shape {list(tensor.shape)}, expected {list(shape)}")
         if tensor.dtype not in SAFETENSORS_DTYPES.values():
@@ -289,18 +308,16 @@ def check_tensors(tensors: dict[str, torch.Tensor], config: TransformerConfig) -
 
 def build(
     path: Path,
-    config: TransformerConfig,
+    model: Transformer,
     tokenizer: CharTokenizer,
     info: dict,
     tensors: dict[str, torch.Tensor],
     device: torch.device,
     notice: str | None,
 ) -> Checkpoint:
-    model = Transformer(config)
     state = {name: tensor.to(torch.float32) for name, tensor in tensors.items()}
     missing, unexpected = model.load_state_dict(state, strict=False)
-    aliases = {"tgt_embed.weight", "generator.weight"} if config.tie_embeddings else set()
-    if set(missing) - aliases or unexpected:
+    if set(missing) - tied_aliases(model.config) or unexpected:
         raise CheckpointError(f"weights do not fit the model (missing {missing}, unexpected {unexpected})")
     try:
         model.to(device)

@@ -91,6 +91,19 @@ class TransformerConfig:
         if not isinstance(self.tie_embeddings, bool):
             raise ValueError("config: tie_embeddings must be true or false")
 
+    def parameter_count(self) -> int:
+        """Number of parameters of a model of this config, computed without building one."""
+        d, ff, vocab = self.d_model, self.d_ff, self.vocab_size
+        attention = 4 * (d * d + d)
+        ffn = d * ff + ff + ff * d + d
+        norm = 2 * d
+        encoder = self.n_encoder_layers * (attention + ffn + 2 * norm)
+        decoder = self.n_decoder_layers * (2 * attention + ffn + 3 * norm)
+        embeddings = vocab * d * (1 if self.tie_embeddings else 3)
+        positions = self.max_len * d if self.positional == "learned" else 0
+        final_norms = 2 * norm if self.norm_placement == "pre" else 0
+        return encoder + decoder + embeddings + positions + final_norms
+
     def to_dict(self) -> dict:
         return asdict(self)
 

@@ -181,3 +181,12 @@ def test_default_checkpoint_is_located_from_the_package():
     path = default_checkpoint_path()
     assert path.name == "default.safetensors"
     assert path.parent.name == "assets"
+
+
+def test_absurd_sizes_are_refused_before_anything_is_allocated(saved):
+    rewrite(saved, edit_meta=lambda m: m["config"].update(d_model=8192, d_ff=65536, n_encoder_layers=64))
+    with pytest.raises(CheckpointError, match="more than this app loads"):
+        load_checkpoint(saved)
+    rewrite(saved, edit_meta=lambda m: m["config"].update(d_model=10**9))
+    with pytest.raises(CheckpointError, match="d_model"):
+        load_checkpoint(saved)

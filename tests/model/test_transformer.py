@@ -182,3 +182,14 @@ def test_model_has_no_module_state_after_capture():
     model.encode(src, pad, capture=True)
     assert {name for name, _ in model.named_buffers()} | set(vars(model)) == before
     assert isinstance(model, Transformer)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"tie_embeddings": False}, {"positional": "learned", "norm_placement": "pre"}, {"n_heads": 1}],
+)
+def test_parameter_count_formula_matches_the_real_model(overrides):
+    settings = {"vocab_size": 37, "d_model": 16, "n_heads": 4, "d_ff": 24, "max_len": 20, **overrides}
+    config = TransformerConfig(**settings)
+    model = Transformer(config)
+    assert config.parameter_count() == sum(p.numel() for p in model.parameters())

@@ -40,19 +40,28 @@ def test_heatmaps_show_exactly_the_engine_arrays(harness, tiny_checkpoint_path):
     harness.session.set_kind("cross")
     for layer in range(config.n_decoder_layers):
         for head in range(config.n_heads):
-            shown = grid.cells[(layer, head)].image.image
             expected = np.stack([step.cross[layer, head] for step in engine.steps])
-            np.testing.assert_allclose(shown, expected, atol=1e-6)
-        mean = grid.cells[(layer, None)].image.image
+            np.testing.assert_allclose(grid.cell_matrix(layer, head), expected, atol=1e-6)
+        mean = grid.cell_matrix(layer, None)
         np.testing.assert_allclose(mean, np.stack([s.cross[layer] for s in engine.steps]).mean(1), atol=1e-6)
+    # the pixels drawn are the colour map's colours of those weights
+    pixels = grid.cell_pixels(1, 2)
+    layout = grid.layout_
+    for query, key in [(0, 0), (2, 5), (1, len(engine.encoder.tokens) - 1)]:
+        y = np.nonzero(layout.rows == query)[0][0]
+        x = np.nonzero(layout.cols == key)[0][0]
+        weight = engine.steps[query].cross[1, 2, key]
+        np.testing.assert_array_equal(pixels[y, x], grid.lut[int(weight * 255 + 0.5)])
     harness.session.set_kind("dec_self")
-    shown = grid.cells[(1, 2)].image.image
+    shown = grid.cell_matrix(1, 2)
     assert shown.shape == (3, 3)
     for t, step in enumerate(engine.steps):
         np.testing.assert_allclose(shown[t, : t + 1], step.dec_self[1, 2], atol=1e-6)
         assert np.isnan(shown[t, t + 1 :]).all()  # the causal mask: drawn as masked, not as 0
+    masked_pixel = grid.cell_pixels(1, 2)[0, -1]  # query 0, key 2: the future
+    np.testing.assert_array_equal(masked_pixel, [0x5A, 0x5A, 0x5A, 255])
     harness.session.set_kind("enc_self")
-    np.testing.assert_allclose(grid.cells[(0, 1)].image.image, engine.encoder.self_attn[0, 1], atol=1e-6)
+    np.testing.assert_allclose(grid.cell_matrix(0, 1), engine.encoder.self_attn[0, 1], atol=1e-6)
 
 
 def test_step_back_play_reset_and_run_to_end_by_keyboard(harness):
@@ -89,7 +98,7 @@ def test_timeline_click_shows_that_step(harness):
     assert len(timeline.buttons) == 4
     harness.qtbot.mouseClick(timeline.buttons[1], Qt.MouseButton.LeftButton)
     assert harness.session.cursor == 1
-    assert harness.window.grid.cells[(0, 0)].image.image.shape[0] == 2
+    assert harness.window.grid.cell_matrix(0, 0).shape[0] == 2
     assert timeline.buttons[1].isChecked()
     assert "step 2 of 4" in harness.window.output_label.text()
     harness.qtbot.mouseClick(timeline.start, Qt.MouseButton.LeftButton)
@@ -100,8 +109,7 @@ def test_clicking_a_head_enlarges_it_and_hover_reads_the_weight(harness, tiny_ch
     press(harness, Qt.Key.Key_Right, 3)
     harness.session.set_kind("cross")
     grid = harness.window.grid
-    cell = grid.cells[(1, 3)]
-    scene_pos = cell.plot.getViewBox().mapViewToScene(QPointF(4.5, 2.5))  # key 4, query 2
+    scene_pos = grid.scene_position(1, 3, query=2, key=4)
     grid.on_mouse_clicked(type("Click", (), {"scenePos": lambda self: scene_pos})())
     assert (harness.session.layer, harness.session.head) == (1, 3)
     engine = engine_after(tiny_checkpoint_path, "reverse: abcdef", 3)

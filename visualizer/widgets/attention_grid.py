@@ -1,19 +1,69 @@
-"""The grid of layers × heads (plus the mean over heads) for one kind of attention."""
+"""The grid of layers × heads (plus the mean over heads) for one kind of attention.
+
+The whole grid is one RGBA image (a mosaic), not one item per head: in pyqtgraph the cost of
+a repaint is per item far more than per pixel, and 48 separate items cost tens of
+milliseconds a frame. Each head's matrix is stretched (nearest neighbour) to a square cell;
+masked entries are drawn grey, outside the colour scale.
+"""
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QRectF, Signal
+from PySide6.QtGui import QColor, QPainterPath
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
 from visualizer.session import Session
 from visualizer.views import AttentionView, attention_view, describe_cell
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, MASKED_COLOR, SELECTED_COLOR
 
 MEAN = None  # the column key for the mean over heads
+LABEL_COLOR = "#dddddd"
+
+
+def rgba_of(color: str) -> np.ndarray:
+    qcolor = QColor(color)
+    return np.array([qcolor.red(), qcolor.green(), qcolor.blue(), 255], dtype=np.uint8)
+
+
+class MosaicLayout:
+    """Where each cell lies in the mosaic image, in pixels."""
+
+    def __init__(self, layers: int, columns: int, queries: int, keys: int) -> None:
+        self.layers, self.columns, self.queries, self.keys = layers, columns, queries, keys
+        self.cell = max(queries, keys, 1)  # every cell is a square of this many pixels
+        self.gap = max(2, self.cell // 12)
+        self.pitch = self.cell + self.gap
+        # pixel → matrix index within a cell (nearest neighbour)
+        self.rows = np.arange(self.cell) * max(queries, 1) // self.cell
+        self.cols = np.arange(self.cell) * max(keys, 1) // self.cell
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(height, width) of the mosaic."""
+        return self.layers * self.pitch - self.gap, self.columns * self.pitch - self.gap
+
+    def locate(self, x: float, y: float) -> tuple[int, int, int, int] | None:
+        """(layer, column, query, key) under mosaic coordinates, or None in a gap."""
+        if x < 0 or y < 0:
+            return None
+        column, cx = divmod(int(x), self.pitch)
+        layer, cy = divmod(int(y), self.pitch)
+        if layer >= self.layers or column >= self.columns or cx >= self.cell or cy >= self.cell:
+            return None
+        if self.queries == 0:
+            return None
+        return layer, column, int(self.rows[cy]), int(self.cols[cx])
+
+    def row_span(self, row: int) -> tuple[int, int]:
+        """First pixel and pixel count of matrix row ``row`` inside a cell."""
+        pixels = np.nonzero(self.rows == row)[0]
+        return int(pixels[0]), len(pixels)
 
 
 class AttentionGrid(pg.GraphicsLayoutWidget):
-    """Built once per model shape; each step only calls ``setImage`` on existing items."""
+    """One image for the whole grid, updated in place on every step."""
 
     hovered = Signal(str)  # a description of the cell under the mouse, or ""
 
@@ -21,105 +71,173 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setBackground(BACKGROUND)
         self.session = session
-        self.cells: dict[tuple[int, int | None], MatrixPlot] = {}
-        self.grid_shape: tuple[int, int] | None = None
+        self.viewbox = self.ci.addViewBox(row=0, col=0, enableMenu=False, lockAspect=True, invertY=True)
+        self.viewbox.setMouseEnabled(x=False, y=False)
+        self.viewbox.setDefaultPadding(0.01)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.viewbox.addItem(self.image)
+        self.row_outlines = QGraphicsPathItem()
+        self.row_outlines.setPen(pg.mkPen(HIGHLIGHT_COLOR, width=2, cosmetic=True))
+        self.row_outlines.setZValue(10)
+        self.viewbox.addItem(self.row_outlines)
+        self.selection = QGraphicsRectItem()
+        self.selection.setPen(pg.mkPen(SELECTED_COLOR, width=3, cosmetic=True))
+        self.selection.setZValue(11)
+        self.viewbox.addItem(self.selection)
+        self.labels: list[pg.TextItem] = []
+        self.layout_: MosaicLayout | None = None
         self.view: AttentionView | None = None
+        self.mosaic: np.ndarray | None = None  # (height, width, 4) uint8, what is drawn
+        self.lut = self._lookup_table()
         self.scene().sigMouseMoved.connect(self.on_mouse_moved)
         self.scene().sigMouseClicked.connect(self.on_mouse_clicked)
-        session.model_changed.connect(self.on_model_changed)
-        session.snapshot_changed.connect(self.on_snapshot_changed)
-        session.cursor_changed.connect(self.on_cursor_changed)
-        session.view_changed.connect(self.on_view_changed)
-        session.selection_changed.connect(self.on_selection_changed)
+        self.subscriptions = (
+            (session.snapshot_changed, self.on_change),
+            (session.cursor_changed, self.on_change),
+            (session.view_changed, self.on_view_changed),
+            (session.selection_changed, self.on_selection_changed),
+            (session.model_changed, self.on_change),
+        )
+        for signal, slot in self.subscriptions:
+            signal.connect(slot)
 
     def detach(self) -> None:
         """Disconnect from the session, so that it does not keep a closed widget alive."""
-        for signal, slot in (
-            (self.session.model_changed, self.on_model_changed),
-            (self.session.snapshot_changed, self.on_snapshot_changed),
-            (self.session.cursor_changed, self.on_cursor_changed),
-            (self.session.view_changed, self.on_view_changed),
-            (self.session.selection_changed, self.on_selection_changed),
-        ):
+        for signal, slot in self.subscriptions:
             signal.disconnect(slot)
 
-    # -- building -------------------------------------------------------------------------
-    def layer_count(self) -> int:
-        config = self.session.model.config
-        return config.n_encoder_layers if self.session.kind == "enc_self" else config.n_decoder_layers
+    def _lookup_table(self) -> np.ndarray:
+        return pg.colormap.get(self.session.colormap).getLookupTable(0.0, 1.0, 256, alpha=True)
 
-    def rebuild(self) -> None:
-        """(Re)create the plots when the number of layers or heads changes."""
-        if self.session.model is None:
-            return
-        shape = (self.layer_count(), self.session.model.config.n_heads)
-        if shape == self.grid_shape:
-            return
-        self.clear()
-        self.cells.clear()
-        self.grid_shape = shape
-        layers, heads = shape
-        colormap = self.session.colormap
-        label_style = {"color": "#dddddd", "size": "10pt"}
-        for head in range(heads):
-            self.ci.addLabel(f"head {head + 1}", row=0, col=head + 1, **label_style)
-        self.ci.addLabel("mean of heads", row=0, col=heads + 1, **label_style)
-        for layer in range(layers):
-            self.ci.addLabel(f"layer {layer + 1}", row=layer + 1, col=0, angle=-90, **label_style)
-            for column, head in enumerate([*range(heads), MEAN]):
-                plot = self.ci.addPlot(row=layer + 1, col=column + 1)
-                cell = MatrixPlot(plot, colormap, axes=False)
-                self.cells[(layer, head)] = cell
-        self.ci.layout.setSpacing(4)
-        self.on_selection_changed()
+    # -- what is shown --------------------------------------------------------------------
+    def cell_matrix(self, layer: int, head: int | None) -> np.ndarray:
+        """The matrix drawn in one cell ([Q, K], NaN where masked)."""
+        assert self.view is not None
+        return self.view.mean[layer] if head is MEAN else self.view.weights[layer, head]
 
-    # -- session events -------------------------------------------------------------------
-    def on_model_changed(self, _model) -> None:
-        self.grid_shape = None
-        self.rebuild()
+    def cell_pixels(self, layer: int, head: int | None) -> np.ndarray:
+        """The RGBA pixels of one cell as drawn ([cell, cell, 4])."""
+        assert self.mosaic is not None and self.layout_ is not None
+        layout = self.layout_
+        column = self.view.heads if head is MEAN else head
+        y, x = layer * layout.pitch, column * layout.pitch
+        return self.mosaic[y : y + layout.cell, x : x + layout.cell]
 
-    def on_snapshot_changed(self, _snapshot) -> None:
-        self.refresh()
-
-    def on_cursor_changed(self, _step) -> None:
-        self.refresh()
-
-    def on_view_changed(self) -> None:
-        self.rebuild()
-        for cell in self.cells.values():
-            cell.set_colormap(self.session.colormap)
-        self.refresh()
-
-    def on_selection_changed(self) -> None:
-        for key, cell in self.cells.items():
-            cell.set_selected(key == (self.session.layer, self.session.head))
-
-    def refresh(self) -> None:
+    def on_change(self, *_args) -> None:
         snapshot = self.session.snapshot
-        if snapshot is None or not self.cells:
+        if snapshot is None:
             return
         self.view = attention_view(snapshot, self.session.kind, self.session.cursor)
+        self.draw()
+
+    def on_view_changed(self) -> None:
+        self.lut = self._lookup_table()
+        self.on_change()
+
+    def draw(self) -> None:
         view = self.view
-        for (layer, head), cell in self.cells.items():
-            matrix = view.mean[layer] if head is MEAN else view.weights[layer, head]
-            cell.show_matrix(matrix, view.current_row)
+        queries, keys = view.weights.shape[2:]
+        layout = MosaicLayout(view.layers, view.heads + 1, queries, keys)
+        relabel = self.layout_ is None or (layout.layers, layout.columns, layout.cell) != (
+            self.layout_.layers,
+            self.layout_.columns,
+            self.layout_.cell,
+        )
+        self.layout_ = layout
+        self.mosaic = self.render_mosaic(view, layout)
+        self.image.setImage(self.mosaic, autoLevels=False)
+        self.image.setRect(QRectF(0, 0, layout.size[1], layout.size[0]))
+        if relabel:
+            self.place_labels(layout)
+        self.place_row_outlines(view, layout)
+        self.on_selection_changed()
+
+    def render_mosaic(self, view: AttentionView, layout: MosaicLayout) -> np.ndarray:
+        cells = np.concatenate([view.weights, view.mean[:, None]], axis=1)  # (L, H+1, Q, K)
+        background = rgba_of(BACKGROUND)
+        padded = np.empty((layout.layers, layout.columns, layout.pitch, layout.pitch, 4), np.uint8)
+        padded[:] = background
+        if cells.shape[2] and cells.shape[3]:
+            sampled = cells[:, :, layout.rows][:, :, :, layout.cols]  # (L, H+1, cell, cell)
+            masked = np.isnan(sampled)
+            index = np.clip(np.nan_to_num(sampled) * 255 + 0.5, 0, 255).astype(np.uint8)
+            pixels = self.lut[index]  # (L, H+1, cell, cell, 4)
+            pixels[masked] = rgba_of(MASKED_COLOR)
+            padded[:, :, : layout.cell, : layout.cell] = pixels
+        height, width = layout.size
+        mosaic = padded.transpose(0, 2, 1, 3, 4).reshape(layout.layers * layout.pitch, -1, 4)
+        return np.ascontiguousarray(mosaic[:height, :width])
+
+    def place_labels(self, layout: MosaicLayout) -> None:
+        for label in self.labels:
+            self.viewbox.removeItem(label)
+        self.labels = []
+        heads = layout.columns - 1
+        for column in range(layout.columns):
+            text = "mean of heads" if column == heads else f"head {column + 1}"
+            label = pg.TextItem(text, color=LABEL_COLOR, anchor=(0.5, 1.0))
+            label.setPos(column * layout.pitch + layout.cell / 2, -layout.gap)
+            self.labels.append(label)
+        for layer in range(layout.layers):
+            label = pg.TextItem(f"layer {layer + 1}", color=LABEL_COLOR, anchor=(0.5, 1.0), angle=90)
+            label.setPos(-layout.gap, layer * layout.pitch + layout.cell / 2)
+            self.labels.append(label)
+        for label in self.labels:
+            self.viewbox.addItem(label)
+        margin = layout.cell * 0.18
+        height, width = layout.size
+        self.viewbox.setRange(xRange=(-margin, width), yRange=(-margin, height), padding=0.02)
+
+    def place_row_outlines(self, view: AttentionView, layout: MosaicLayout) -> None:
+        path = QPainterPath()
+        if view.current_row is not None and layout.queries:
+            start, count = layout.row_span(view.current_row)
+            for layer in range(layout.layers):
+                for column in range(layout.columns):
+                    x, y = column * layout.pitch, layer * layout.pitch + start
+                    path.addRect(QRectF(x, y, layout.cell, count))
+        self.row_outlines.setPath(path)
+
+    def on_selection_changed(self) -> None:
+        layout = self.layout_
+        if layout is None:
+            return
+        head = self.session.head
+        column = layout.columns - 1 if head is MEAN else head
+        layer = min(self.session.layer, layout.layers - 1)
+        self.selection.setRect(QRectF(column * layout.pitch, layer * layout.pitch, layout.cell, layout.cell))
 
     # -- mouse ----------------------------------------------------------------------------
-    def cell_under(self, scene_pos):
-        for key, cell in self.cells.items():
-            if cell.contains(scene_pos):
-                return key, cell
-        return None, None
+    def cell_under(self, scene_pos) -> tuple[int, int | None, int, int] | None:
+        """(layer, head or MEAN, query, key) under a scene position."""
+        if self.layout_ is None or not self.viewbox.sceneBoundingRect().contains(scene_pos):
+            return None
+        point = self.viewbox.mapSceneToView(scene_pos)
+        found = self.layout_.locate(point.x(), point.y())
+        if found is None:
+            return None
+        layer, column, query, key = found
+        head = MEAN if column == self.layout_.columns - 1 else column
+        return layer, head, query, key
 
     def on_mouse_moved(self, scene_pos) -> None:
-        key, cell = self.cell_under(scene_pos)
-        position = cell.cell_at(scene_pos) if cell is not None else None
-        if key is None or position is None or self.view is None:
+        found = self.cell_under(scene_pos)
+        if found is None or self.view is None:
             self.hovered.emit("")
             return
-        self.hovered.emit(describe_cell(self.view, key[0], key[1], *position))
+        self.hovered.emit(describe_cell(self.view, *found))
 
     def on_mouse_clicked(self, event) -> None:
-        key, _cell = self.cell_under(event.scenePos())
-        if key is not None:
-            self.session.select_head(*key)
+        found = self.cell_under(event.scenePos())
+        if found is not None:
+            self.session.select_head(found[0], found[1])
+
+    def scene_position(self, layer: int, head: int | None, query: int, key: int):
+        """The scene point at the centre of one matrix entry (for tests and tooltips)."""
+        layout = self.layout_
+        column = layout.columns - 1 if head is MEAN else head
+        y_pixels = np.nonzero(layout.rows == query)[0]
+        x_pixels = np.nonzero(layout.cols == key)[0]
+        x = column * layout.pitch + (x_pixels[0] + x_pixels[-1] + 1) / 2
+        y = layer * layout.pitch + (y_pixels[0] + y_pixels[-1] + 1) / 2
+        return self.viewbox.mapViewToScene(pg.Point(x, y))

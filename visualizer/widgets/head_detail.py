@@ -20,7 +20,7 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         self.session = session
         self.title = self.ci.addLabel("", row=0, col=0, colspan=2, color="#eeeeee", size="11pt")
         plot = self.ci.addPlot(row=1, col=0)
-        self.matrix = MatrixPlot(plot, session.colormap, axes=True)
+        self.matrix = MatrixPlot(plot, session.colormap)
         plot.setLabel("left", "query (decoder input)")
         plot.setLabel("bottom", "key")
         for side in ("left", "bottom"):

@@ -32,21 +32,21 @@ def display_token(token: str) -> str:
 
 
 class MatrixPlot:
-    """One PlotItem holding one attention matrix, its current-row outline and its ticks."""
+    """One attention matrix in a ViewBox (bare, for grids) or a PlotItem (with token axes)."""
 
-    def __init__(self, plot: pg.PlotItem, colormap: str, axes: bool) -> None:
+    def __init__(self, plot: pg.PlotItem | pg.ViewBox, colormap: str) -> None:
         self.plot = plot
+        self.viewbox = plot.getViewBox() if isinstance(plot, pg.PlotItem) else plot
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setColorMap(pg.colormap.get(colormap))
         plot.addItem(self.image)
         plot.setMouseEnabled(x=False, y=False)
         plot.setMenuEnabled(False)
-        plot.hideButtons()
+        if isinstance(plot, pg.PlotItem):
+            plot.hideButtons()
         plot.invertY(True)
-        plot.getViewBox().setBackgroundColor(QColor(MASKED_COLOR))
-        plot.getViewBox().setDefaultPadding(0)
-        for side in ("left", "bottom"):
-            plot.showAxis(side, axes)
+        self.viewbox.setBackgroundColor(QColor(MASKED_COLOR))
+        self.viewbox.setDefaultPadding(0)
         self.row_outline = QGraphicsRectItem()
         self.row_outline.setPen(pg.mkPen(HIGHLIGHT_COLOR, width=2, cosmetic=True))
         self.row_outline.setZValue(10)
@@ -80,17 +80,17 @@ class MatrixPlot:
         self.plot.getAxis("bottom").setTicks(bottom)
 
     def set_selected(self, selected: bool) -> None:
-        self.plot.getViewBox().setBorder(pg.mkPen(SELECTED_COLOR, width=3) if selected else None)
+        self.viewbox.setBorder(pg.mkPen(SELECTED_COLOR, width=3) if selected else None)
 
     def cell_at(self, scene_pos) -> tuple[int, int] | None:
         """(query row, key column) under a scene position, or None outside the matrix."""
-        if self.shape is None or not self.plot.getViewBox().sceneBoundingRect().contains(scene_pos):
+        if self.shape is None or not self.viewbox.sceneBoundingRect().contains(scene_pos):
             return None
-        point = self.plot.getViewBox().mapSceneToView(scene_pos)
+        point = self.viewbox.mapSceneToView(scene_pos)
         row, col = int(np.floor(point.y())), int(np.floor(point.x()))
         if 0 <= row < self.shape[0] and 0 <= col < self.shape[1]:
             return row, col
         return None
 
     def contains(self, scene_pos) -> bool:
-        return self.plot.sceneBoundingRect().contains(scene_pos)
+        return self.viewbox.sceneBoundingRect().contains(scene_pos)
