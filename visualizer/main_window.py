@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
             "back": ("Back", Qt.Key.Key_Left, session.step_back),
             "play": ("Play", Qt.Key.Key_Space, session.toggle_play),
             "reset": ("Reset", Qt.Key.Key_Home, session.reset),
-            "end": ("Run to end", Qt.Key.Key_End, session.run_to_end),
+            "end": ("To end", Qt.Key.Key_End, session.run_to_end),
             "mean": ("Show the &mean of heads", "M", self.select_mean),
             "shortcuts": ("&Keyboard shortcuts", "F1", self.show_shortcuts),
         }
@@ -163,17 +163,18 @@ class MainWindow(QMainWindow):
         outer.setContentsMargins(8, 6, 8, 4)
         self.source_bar = SourceBar(session)
         outer.addWidget(self.source_bar)
-        controls_row = QHBoxLayout()
         self.decoding = DecodingControls(session)
+        outer.addWidget(self.decoding)
+        stepping_row = QHBoxLayout()
         self.step_controls = StepControls(self.actions_by_name)
         self.step_controls.speed_changed.connect(self.on_speed_changed)
-        controls_row.addWidget(self.decoding, 1)
-        controls_row.addWidget(self.step_controls)
-        outer.addLayout(controls_row)
+        stepping_row.addWidget(self.step_controls)
+        stepping_row.addSpacing(16)
         self.output_label = QLabel()
         self.output_label.setTextFormat(Qt.TextFormat.RichText)
         self.output_label.setStyleSheet("font-size: 14pt; padding: 2px;")
-        outer.addWidget(self.output_label)
+        stepping_row.addWidget(self.output_label, 1)
+        outer.addLayout(stepping_row)
         self.timeline = Timeline(session)
         outer.addWidget(self.timeline)
         self.kind_tabs = QTabBar()
@@ -401,8 +402,11 @@ class MainWindow(QMainWindow):
 
     @Slot(str, str)
     def on_message(self, level: str, text: str) -> None:
-        colours = {"info": "#cccccc", "warning": "#ffb300", "error": "#ff5252"}
-        self.message_label.setStyleSheet(f"color: {colours.get(level, '#cccccc')}")
+        colours = {
+            "warning": "color: #a15c00; font-weight: bold",
+            "error": "color: #c62828; font-weight: bold",
+        }
+        self.message_label.setStyleSheet(colours.get(level, ""))
         self.message_label.setText(text)
         if level == "error":
             self.show_error(text)

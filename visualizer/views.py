@@ -13,7 +13,7 @@ from model.engine import GenerationSnapshot
 
 KIND_TITLES = {
     "enc_self": "Encoder self-attention",
-    "dec_self": "Decoder self-attention (masked)",
+    "dec_self": "Masked decoder self-attention",
     "cross": "Cross-attention",
 }
 

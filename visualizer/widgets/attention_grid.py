@@ -179,14 +179,16 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             label.setPos(column * layout.pitch + layout.cell / 2, -layout.gap)
             self.labels.append(label)
         for layer in range(layout.layers):
-            label = pg.TextItem(f"layer {layer + 1}", color=LABEL_COLOR, anchor=(0.5, 1.0), angle=90)
+            label = pg.TextItem(f"L{layer + 1}", color=LABEL_COLOR, anchor=(1.0, 0.5))
             label.setPos(-layout.gap, layer * layout.pitch + layout.cell / 2)
+            label.setToolTip(f"layer {layer + 1}")
             self.labels.append(label)
         for label in self.labels:
             self.viewbox.addItem(label)
-        margin = layout.cell * 0.18
         height, width = layout.size
-        self.viewbox.setRange(xRange=(-margin, width), yRange=(-margin, height), padding=0.02)
+        self.viewbox.setRange(
+            xRange=(-layout.cell * 0.35, width), yRange=(-layout.cell * 0.2, height), padding=0.02
+        )
 
     def place_row_outlines(self, view: AttentionView, layout: MosaicLayout) -> None:
         path = QPainterPath()

@@ -18,19 +18,23 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setBackground(BACKGROUND)
         self.session = session
-        self.title = self.ci.addLabel("", row=0, col=0, colspan=2, color="#eeeeee", size="11pt")
+        self.title = self.ci.addLabel("", row=0, col=0, colspan=2, color="#eeeeee", size="10pt")
         plot = self.ci.addPlot(row=1, col=0)
         self.matrix = MatrixPlot(plot, session.colormap)
         plot.setLabel("left", "query (decoder input)")
         plot.setLabel("bottom", "key")
         for side in ("left", "bottom"):
             plot.getAxis(side).setTextPen("#dddddd")
-            plot.getAxis(side).setStyle(tickFont=pg.QtGui.QFont("DejaVu Sans", 10))
+            # draw the first and last token labels even where they overhang the axis ends
+            plot.getAxis(side).setStyle(
+                tickFont=pg.QtGui.QFont("DejaVu Sans", 10), hideOverlappingLabels=False
+            )
         self.colorbar = pg.ColorBarItem(
             values=(0, 1), colorMap=pg.colormap.get(session.colormap), interactive=False, width=14
         )
         self.colorbar.setImageItem(self.matrix.image)
         self.ci.addItem(self.colorbar, row=1, col=1)
+        self.ci.layout.setColumnMinimumWidth(1, 60)  # room for the colour bar's tick labels
         self.view: AttentionView | None = None
         self.shown: np.ndarray | None = None
         self.scene().sigMouseMoved.connect(self.on_mouse_moved)
@@ -66,6 +70,7 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         who = "mean of heads" if session.head is None else f"head {session.head + 1}"
         step = "before the first step" if session.cursor < 0 else f"step {session.cursor + 1}"
         self.title.setText(f"{KIND_TITLES[session.kind]} · layer {layer + 1} · {who} · {step}")
+        self.title.setToolTip(self.title.text)
         query_axis = "query (source)" if session.kind == "enc_self" else "query (decoder input)"
         key_axis = "key (decoder input)" if session.kind == "dec_self" else "key (source)"
         self.matrix.plot.setLabel("left", query_axis)

@@ -1,0 +1,98 @@
+"""Starting the app: platform checks before Qt can abort, and the --screenshot mode."""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import subprocess
+import sys
+
+from PySide6.QtGui import QImage
+
+from visualizer import app
+from visualizer.cli import main
+
+
+def fake_linux_display(monkeypatch, missing: set[str]) -> None:
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv("DISPLAY", ":42")
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    real = ctypes.util.find_library
+    monkeypatch.setattr(
+        ctypes.util, "find_library", lambda name: None if name in missing else (real(name) or f"lib{name}.so")
+    )
+
+
+def test_missing_xcb_libraries_are_named_with_the_apt_line(monkeypatch, capsys):
+    fake_linux_display(monkeypatch, {"xcb-cursor", "xcb-icccm"})
+    problem = app.platform_problem(screenshot=False)
+    assert "libxcb-cursor0" in problem and "libxcb-icccm4" in problem
+    assert app.APT_LINE in problem
+    assert main([]) == 2  # before any window, so Qt never gets to abort
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "apt-get install libxcb-cursor0" in err[0]
+
+
+def test_all_libraries_present_is_no_problem(monkeypatch):
+    fake_linux_display(monkeypatch, set())
+    assert app.platform_problem(screenshot=False) is None
+
+
+def test_no_display_says_so_but_a_screenshot_renders_offscreen(monkeypatch):
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    assert "no display" in app.platform_problem(screenshot=False)
+    assert app.platform_problem(screenshot=True) is None
+    assert os.environ["QT_QPA_PLATFORM"] == "offscreen"
+
+
+def run_attnviz(*args: str, cwd) -> subprocess.CompletedProcess:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run(
+        [sys.executable, "-m", "visualizer", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=180,
+    )
+
+
+def test_screenshot_runs_steps_and_saves_the_window(tiny_checkpoint_path, tmp_path):
+    out = tmp_path / "shot.png"
+    result = run_attnviz(
+        "--checkpoint",
+        str(tiny_checkpoint_path),
+        "--text",
+        "reverse: abc",
+        "--steps",
+        "3",
+        "--screenshot",
+        str(out),
+        "--size",
+        "1000x700",
+        "--view",
+        "decoder",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1000, 700)
+
+
+def test_screenshot_with_a_bad_checkpoint_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"garbage")
+    result = run_attnviz("--checkpoint", str(bad), "--screenshot", str(tmp_path / "s.png"), cwd=tmp_path)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if "propagateSizeHints" not in line]
+    assert len(lines) == 1 and "attnviz:" in lines[0], result.stderr
+    assert not (tmp_path / "s.png").exists()
+
+
+def test_bad_gui_options_exit_2(capsys):
+    assert main(["--size", "huge"]) == 2
+    assert main(["--steps", "-1"]) == 2
+    assert main(["--top-p", "7"]) == 2
