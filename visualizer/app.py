@@ -74,6 +74,8 @@ def run_gui(args) -> int:
     if args.screenshot:
         return take_screenshot(app, window, session, checkpoint, args)
     window.show()
+    window.raise_()
+    window.activateWindow()  # without a window manager (Xvfb, kiosks) nothing else gives focus
     window.grid.setFocus()
     window.open_checkpoint(checkpoint)
     return app.exec()

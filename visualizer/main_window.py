@@ -384,6 +384,8 @@ class MainWindow(QMainWindow):
         snapshot = self.session.snapshot
         if snapshot is None:
             return
+        model = self.session.model.name if self.session.model else ""
+        self.setWindowTitle(f"Attention Visualizer — {model} — step {cursor + 1} of {len(snapshot.steps)}")
         shown = snapshot.output_text(cursor + 1)
         ahead = snapshot.output_text()[len(shown) :]
         self.output_label.setText(
