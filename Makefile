@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint clean
+.PHONY: run test lint clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,13 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/python -m pytest -q
+
+# README's pictures, taken offscreen from the shipped model
+screenshots: $(STAMP)
+	mkdir -p docs
+	$(BIN)/attnviz --text "reverse: attentionisallyouneed" --steps 23 --view cross --size 1440x900 --screenshot docs/cross-attention.png
+	$(BIN)/attnviz --text "date: 29 November 2026" --steps 10 --view decoder --size 1280x800 --screenshot docs/decoder-self-attention.png
+	$(BIN)/attnviz --text "sort: 31415926535" --steps 6 --view encoder --size 1280x800 --screenshot docs/encoder-self-attention.png
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--n", type=int, default=1000, help="examples per task")
     evaluate.add_argument("--seed", type=int, default=0)
     evaluate.add_argument("--json", type=Path, help="also write the report as JSON")
+    evaluate.add_argument(
+        "--heads", action="store_true", help="also measure what each cross-attention head does"
+    )
     return parser
 
 
@@ -216,6 +219,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     checkpoint = load(args)
     report = evaluate(checkpoint.model, checkpoint.tokenizer, args.n, seed=args.seed)
     print(report.table())
+    if args.heads:
+        from model.analysis import head_roles
+
+        roles = head_roles(checkpoint.model, checkpoint.tokenizer, n=min(args.n, 200), seed=args.seed)
+        print()
+        print("where each cross-attention head puts its largest weight (share of output tokens):")
+        print(roles.table())
     if args.json:
         args.json.write_text(json.dumps(report.to_dict(), indent=1))
     return 0

@@ -6,6 +6,7 @@ other. Every user mistake ends in a message in the window; nothing here blocks o
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Slot
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from model.decoding import DecodingSettings
 from visualizer.session import ATTENTION_KINDS, COLORMAPS, Session
 from visualizer.views import KIND_TITLES
 from visualizer.widgets.attention_grid import AttentionGrid
@@ -228,6 +230,16 @@ class MainWindow(QMainWindow):
         if isinstance(source, str) and source.strip():
             self.session.source = source
             self.source_bar.edit.setText(source)
+        decoding = self.settings.value("decoding")
+        if isinstance(decoding, str):
+            try:  # a stale or hand-edited value is ignored, never fatal
+                self.session.settings = DecodingSettings(**json.loads(decoding))
+            except (ValueError, TypeError):
+                pass
+            self.decoding.show_settings(self.session.settings)
+        speed = self.settings.value("speed")
+        if isinstance(speed, (int, str)) and str(speed).isdigit():
+            self.step_controls.speed.setValue(int(speed))
         self.refresh_recent_menu()
 
     def save_settings(self) -> None:
@@ -235,6 +247,8 @@ class MainWindow(QMainWindow):
         self.settings.setValue("kind", self.session.kind)
         self.settings.setValue("colormap", self.session.colormap)
         self.settings.setValue("source", self.session.source)
+        self.settings.setValue("decoding", json.dumps(self.session.settings.to_dict()))
+        self.settings.setValue("speed", self.step_controls.speed.value())
         self.settings.sync()
 
     def recent_files(self) -> list[str]:

@@ -9,6 +9,7 @@ previous model and generation stay as they were.
 from __future__ import annotations
 
 import traceback
+import weakref
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
@@ -117,6 +118,7 @@ class WorkerBridge(QObject):
     """Connects a session to a worker thread: requests out, results back on the GUI thread."""
 
     submit = Signal(object)
+    instances: weakref.WeakSet[WorkerBridge] = weakref.WeakSet()  # tests check none outlives them
 
     def __init__(self, session: Session, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -129,6 +131,7 @@ class WorkerBridge(QObject):
         self.worker.finished.connect(self.on_finished)
         self.thread.start()
         session.request.connect(self.send)
+        WorkerBridge.instances.add(self)
 
     def send(self, request: Request) -> None:
         generation = getattr(request, "generation", None)

@@ -7,6 +7,7 @@ from PySide6.QtCore import QSettings
 
 from visualizer.main_window import MainWindow
 from visualizer.session import Session
+from visualizer.worker import WorkerBridge
 
 
 class Harness:
@@ -22,6 +23,16 @@ class Harness:
         self.window.open_checkpoint(path)
         self.wait_idle()
         self.qtbot.waitUntil(lambda: self.session.snapshot is not None, timeout=20_000)
+
+
+@pytest.fixture(autouse=True)
+def no_thread_left_running():
+    """Fail a test that leaves a worker thread running (napari's _dangling_qthreads idea)."""
+    yield
+    running = [bridge for bridge in WorkerBridge.instances if bridge.thread.isRunning()]
+    for bridge in running:
+        bridge.shutdown()
+    assert not running, f"{len(running)} worker thread(s) left running"
 
 
 @pytest.fixture

@@ -180,10 +180,25 @@ def test_exports_write_png_svg_and_a_trace_equal_to_the_engine(harness, tmp_path
 def test_settings_are_remembered(qtbot, settings, harness, tiny_checkpoint_path):
     harness.session.set_kind("dec_self")
     harness.session.set_colormap("magma")
+    harness.session.set_settings(harness.session.with_settings(strategy="topk", top_k=3, seed=7))
+    harness.wait_idle()
+    harness.window.step_controls.speed.setValue(12)
     harness.window.close()
+    assert settings.value("geometry") == harness.window.saveGeometry()
     window = MainWindow(Session(), settings)
     qtbot.addWidget(window)
     assert window.session.kind == "dec_self" and window.session.colormap == "magma"
+    assert (
+        window.session.settings.strategy,
+        window.session.settings.top_k,
+        window.session.settings.seed,
+    ) == (
+        "topk",
+        3,
+        7,
+    )
+    assert window.decoding.strategy.currentData() == "topk"
+    assert window.step_controls.speed.value() == 12
     assert window.kind_tabs.currentIndex() == 1
     assert window.recent_files()[0] == str(tiny_checkpoint_path)
     window.close()
