@@ -6,6 +6,7 @@ other. Every user mistake ends in a message in the window; nothing here blocks o
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -232,10 +233,8 @@ class MainWindow(QMainWindow):
             self.source_bar.edit.setText(source)
         decoding = self.settings.value("decoding")
         if isinstance(decoding, str):
-            try:  # a stale or hand-edited value is ignored, never fatal
+            with contextlib.suppress(ValueError, TypeError):  # a stale value is ignored, never fatal
                 self.session.settings = DecodingSettings(**json.loads(decoding))
-            except (ValueError, TypeError):
-                pass
             self.decoding.show_settings(self.session.settings)
         speed = self.settings.value("speed")
         if isinstance(speed, (int, str)) and str(speed).isdigit():
