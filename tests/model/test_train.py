@@ -54,3 +54,24 @@ def test_evaluate_counts_exact_matches(tiny_checkpoint):
     assert report.total["date"] == 9 and report.total["date/cjk_numerals"] == 1
     assert 0.0 <= report.accuracy("reverse") <= 1.0
     assert "exact match" in report.table()
+
+
+def test_a_second_stage_starts_from_the_first_and_records_it(tmp_path):
+    first = tmp_path / "first.safetensors"
+    train(RECIPES["tiny"], first, recipe_name="tiny", device="cpu", progress=lambda _: None)
+    second = tmp_path / "second.safetensors"
+    train(
+        recipe_from_args("tiny", {"steps": 1}),
+        second,
+        recipe_name="tiny-2",
+        device="cpu",
+        init=first,
+        progress=lambda _: None,
+    )
+    info = load_checkpoint(second, "cpu").info
+    assert info["initialized_from"]["recipe_name"] == "tiny"
+    assert info["initialized_from"]["steps_done"] == RECIPES["tiny"].steps
+    a = load_checkpoint(first, "cpu").model.state_dict()
+    b = load_checkpoint(second, "cpu").model.state_dict()
+    assert any(not torch.equal(a[k], b[k]) for k in a)  # one more step moved the weights
+    assert all(torch.allclose(a[k], b[k], atol=1e-2) for k in a)  # ...but only a little
