@@ -235,8 +235,8 @@ def parse_torch_file(data: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
     if not isinstance(payload, dict) or not isinstance(payload.get("state_dict"), dict):
         raise CheckpointError(".pt file must hold a dict with 'state_dict', 'config' and 'vocabulary'")
     tensors = payload.pop("state_dict")
-    if not all(isinstance(t, torch.Tensor) for t in tensors.values()):
-        raise CheckpointError(".pt state_dict holds something that is not a tensor")
+    if not all(isinstance(k, str) and isinstance(t, torch.Tensor) for k, t in tensors.items()):
+        raise CheckpointError(".pt state_dict must map names to tensors")
     return payload, tensors
 
 
@@ -276,7 +276,7 @@ def parse_header(header: object) -> tuple[TransformerConfig, CharTokenizer, dict
 
 def empty_model(config: TransformerConfig) -> Transformer:
     """A model of ``config`` to load weights into, refused first if absurdly large."""
-    count = config.parameter_count()
+    count = config.parameter_count() + config.max_len * config.d_model  # + the sinusoid table
     if count > MAX_PARAMETERS:
         raise CheckpointError(
             f"config describes {count:,} parameters, more than this app loads ({MAX_PARAMETERS:,})"

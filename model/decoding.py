@@ -31,8 +31,8 @@ class DecodingSettings:
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {self.strategy!r}: choose {', '.join(STRATEGIES)}")
-        if not (isinstance(self.temperature, (int, float)) and 0 < self.temperature <= 100):
-            raise ValueError(f"temperature must be in (0, 100], got {self.temperature!r}")
+        if not (isinstance(self.temperature, (int, float)) and 0.01 <= self.temperature <= 100):
+            raise ValueError(f"temperature must be between 0.01 and 100, got {self.temperature!r}")
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
             raise ValueError(f"top-k must be a whole number of at least 1, got {self.top_k!r}")
         if not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
@@ -146,6 +146,7 @@ def beam_search(
     eos_id: int,
     max_steps: int,
     prefix: Sequence[int] = (),
+    prefix_logprobs: Sequence[float] = (),
 ) -> BeamResult:
     """Beam search of ``width`` hypotheses, recording every candidate it kept or pruned.
 
@@ -161,8 +162,10 @@ def beam_search(
     result = BeamResult()
     parent = BeamNode(0, None, -1, -1, 0.0, "kept")
     result.nodes.append(parent)
-    for position, token in enumerate(prefix):  # a forced prefix is a chain of given tokens
-        parent = BeamNode(len(result.nodes), parent.id, int(token), position, 0.0, "kept")
+    cumulative = 0.0
+    for position, token in enumerate(prefix):  # tokens already chosen: a chain of kept nodes
+        cumulative += prefix_logprobs[position] if position < len(prefix_logprobs) else 0.0
+        parent = BeamNode(len(result.nodes), parent.id, int(token), position, cumulative, "kept")
         result.nodes.append(parent)
     beam, parents, inputs, state = [parent], [0], [start_input], start_state
     finished: list[BeamNode] = []

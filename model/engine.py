@@ -186,14 +186,16 @@ class GenerationEngine:
         else:
             token_id = choose_token(filtered, self.settings, step_generator(self.settings.seed, position))
         dec_self, cross, norms = self._step_rows(out.layers) if self.capture else (None,) * 3
+        arrays = [logits.cpu().numpy(), probs.cpu().numpy(), filtered.cpu().numpy()]
+        if filtered is probs:  # greedy and beam draw from the model's own distribution
+            arrays[2] = arrays[1]
+        dec_self, cross, norms = (frozen(a) for a in (dec_self, cross, norms))
         record = StepRecord(
             position,
             input_id,
             token_id,
             force is not None,
-            logits.cpu().numpy(),
-            probs.cpu().numpy(),
-            filtered.cpu().numpy(),
+            *(frozen(array) for array in arrays),
             dec_self,
             cross,
             norms,
@@ -262,6 +264,7 @@ class GenerationEngine:
             out = self.model.decode(tokens, batched[n], cache, interventions=self.interventions)
             return torch.log_softmax(out.logits[:, -1].float(), dim=-1), out.cache  # (N, V)
 
+        prefix_logprobs = [float(np.log(max(s.probs[s.token_id], 1e-30))) for s in self.steps]
         return beam_search(
             step_fn,
             self.cache,
@@ -270,6 +273,7 @@ class GenerationEngine:
             self.tokenizer.eos_id,
             self.max_steps,
             prefix=prefix,
+            prefix_logprobs=prefix_logprobs,
         )
 
 
@@ -327,4 +331,11 @@ def norm_matrix(layer: LayerCapture, position: int | slice) -> torch.Tensor:
 
 
 def stack(tensors: list[torch.Tensor]) -> np.ndarray:
-    return torch.stack(tensors).float().cpu().numpy()
+    return frozen(torch.stack(tensors).float().cpu().numpy())
+
+
+def frozen(array: np.ndarray | None) -> np.ndarray | None:
+    """Records are shared across threads: make their arrays read-only."""
+    if array is not None:
+        array.setflags(write=False)
+    return array

@@ -125,21 +125,34 @@ def generation_summary(snapshot: GenerationSnapshot) -> dict:
 
 
 def teacher_forced_summary(
-    record: TeacherForcedRecord, tokenizer: CharTokenizer, source: str, config: dict
+    record: TeacherForcedRecord,
+    tokenizer: CharTokenizer,
+    source: str,
+    config: dict,
+    interventions=None,
+    seconds: float | None = None,
 ) -> dict:
+    from model.transformer import NO_INTERVENTIONS
+
     return {
         "trace_version": TRACE_VERSION,
         "mode": "teacher_forced",
         "source": source,
         "source_tokens": record.encoder.tokens,
         "unknown_characters": [{"position": p, "character": c} for p, c in record.encoder.unknown],
+        "unknown_target_characters": [{"position": p, "character": c} for p, c in record.unknown],
         "decoder_input_tokens": token_texts(tokenizer, record.input_ids),
         "output_tokens": token_texts(tokenizer, record.target_ids),
         "output_text": tokenizer.decode(record.target_ids),
         "predicted_tokens": token_texts(tokenizer, record.predictions),
         "mean_loss": record.mean_loss,
         "config": config,
-        "timings": {"encode_s": record.encoder.seconds},
+        "decoding": {"strategy": "teacher_forced"},
+        "interventions": interventions_dict(interventions or NO_INTERVENTIONS),
+        "timings": {
+            "encode_s": record.encoder.seconds,
+            "total_s": seconds if seconds is not None else record.encoder.seconds,
+        },
     }
 
 

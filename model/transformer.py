@@ -50,7 +50,7 @@ class TransformerConfig:
     MAX_D_MODEL = 8192
     MAX_LAYERS = 64
     MAX_VOCAB = 1_000_000
-    MAX_LEN_LIMIT = 100_000
+    MAX_LEN_LIMIT = 8192
 
     def __post_init__(self) -> None:
         self.validate()

@@ -68,9 +68,11 @@ def run_gui(args) -> int:
     )
     window = MainWindow(session, settings)
     checkpoint = args.checkpoint or default_checkpoint_path()
-    if args.text is not None:
-        session.source = args.text
-        window.source_bar.edit.setText(args.text)
+    try:
+        apply_options(window, session, args)
+    except Exception:
+        window.close()  # stops the worker thread; Qt aborts if one is left running
+        raise
     if args.screenshot:
         return take_screenshot(app, window, session, checkpoint, args)
     window.show()
@@ -89,12 +91,10 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
 
     width, height = parse_size(args.size)
     window.resize(width, height)
-    session.settings = decoding_settings(args)
+    session.settings = decoding_settings(args)  # a screenshot never depends on remembered settings
     window.decoding.show_settings(session.settings)
-    if args.view:
-        session.set_kind({"encoder": "enc_self", "decoder": "dec_self", "cross": "cross"}[args.view])
     errors: list[str] = []
-    state = {"phase": "loading"}
+    done = []
 
     def on_message(level: str, text: str) -> None:
         if level == "error":
@@ -102,13 +102,9 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
             app.exit(2)
 
     def on_busy(busy: bool) -> None:
-        if busy:
-            return
-        if state["phase"] == "loading" and session.model is not None and session.snapshot is not None:
-            state["phase"] = "stepping"
-            session.restart(steps=args.steps)
-        elif state["phase"] == "stepping":
-            state["phase"] = "done"
+        # the model is loaded and --steps steps have run (session.initial_steps) once idle
+        if not busy and not done and session.model is not None and session.snapshot is not None:
+            done.append(True)
             QTimer.singleShot(100, save)
 
     def save() -> None:
@@ -131,6 +127,21 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
         return 2
     print(f"wrote {args.screenshot}", file=sys.stderr)
     return code
+
+
+def apply_options(window, session, args) -> None:
+    """Command-line options win over what the window remembered."""
+    from visualizer.cli import decoding_given, decoding_settings
+
+    if args.text is not None:
+        session.source = args.text
+        window.source_bar.edit.setText(args.text)
+    if decoding_given(args):
+        session.settings = decoding_settings(args, session.settings)
+        window.decoding.show_settings(session.settings)
+    if args.view:
+        session.set_kind({"encoder": "enc_self", "decoder": "dec_self", "cross": "cross"}[args.view])
+    session.initial_steps = args.steps
 
 
 def parse_size(text: str) -> tuple[int, int]:

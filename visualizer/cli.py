@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 EXIT_USAGE = 2
@@ -28,27 +29,43 @@ class OneLineParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
+DECODING_OPTIONS = {  # option dest -> DecodingSettings field
+    "strategy": "strategy",
+    "temperature": "temperature",
+    "top_k": "top_k",
+    "top_p": "top_p",
+    "beam": "beam_width",
+    "seed": "seed",
+}
+
+
 def add_decoding_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("decoding")
-    group.add_argument("--strategy", choices=("greedy", "sample", "topk", "topp", "beam"), default="greedy")
-    group.add_argument("--temperature", type=float, default=1.0)
-    group.add_argument("--top-k", type=int, default=5)
-    group.add_argument("--top-p", type=float, default=0.9)
-    group.add_argument("--beam", type=int, default=4, help="beam width")
-    group.add_argument("--seed", type=int, default=0)
+    """Decoding options; unset ones (None) take DecodingSettings' defaults."""
+    group = parser.add_argument_group("decoding (default: greedy; T 1.0, k 5, p 0.9, beam 4, seed 0)")
+    group.add_argument("--strategy", choices=("greedy", "sample", "topk", "topp", "beam"))
+    group.add_argument("--temperature", type=float)
+    group.add_argument("--top-k", type=int)
+    group.add_argument("--top-p", type=float)
+    group.add_argument("--beam", type=int, help="beam width")
+    group.add_argument("--seed", type=int)
 
 
-def decoding_settings(args: argparse.Namespace):
+def decoding_given(args: argparse.Namespace) -> bool:
+    return any(getattr(args, dest, None) is not None for dest in DECODING_OPTIONS)
+
+
+def decoding_settings(args: argparse.Namespace, base=None):
+    """The settings the options ask for, on top of ``base`` (default: the defaults)."""
+    from dataclasses import replace
+
     from model.decoding import DecodingSettings
 
-    return DecodingSettings(
-        strategy=args.strategy,
-        temperature=args.temperature,
-        top_k=args.top_k,
-        top_p=args.top_p,
-        beam_width=args.beam,
-        seed=args.seed,
-    )
+    changes = {
+        field: getattr(args, dest)
+        for dest, field in DECODING_OPTIONS.items()
+        if getattr(args, dest, None) is not None
+    }
+    return replace(base or DecodingSettings(), **changes)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--checkpoint", type=Path, help="checkpoint to open (default: the shipped model)")
     parser.add_argument("--device", default="auto", help="cpu, cuda, mps or auto")
     parser.add_argument("--text", help="source to open the app with")
-    parser.add_argument("--steps", type=int, default=0, help="with --screenshot: steps to run first")
+    parser.add_argument("--steps", type=int, default=0, help="steps to run once the model is loaded")
     parser.add_argument("--screenshot", type=Path, help="save the window as PNG after --steps, then exit")
     parser.add_argument("--view", choices=("encoder", "decoder", "cross"), help="attention kind to show")
     parser.add_argument("--size", default="1440x900", help="with --screenshot: window size, e.g. 1280x800")
@@ -166,9 +183,22 @@ def cmd_trace(args: argparse.Namespace) -> int:
     settings = decoding_settings(args)
     checkpoint = load(args)
     if args.target is not None:
+        started = time.perf_counter()
         record = teacher_force(checkpoint.model, checkpoint.tokenizer, args.text, args.target)
         arrays = teacher_forced_arrays(record)
-        summary = teacher_forced_summary(record, checkpoint.tokenizer, args.text, checkpoint.config.to_dict())
+        summary = teacher_forced_summary(
+            record,
+            checkpoint.tokenizer,
+            args.text,
+            checkpoint.config.to_dict(),
+            seconds=time.perf_counter() - started,
+        )
+        for position, char in record.unknown:
+            print(
+                f"attnviz: target character {char!r} at position {position} is not in the vocabulary; "
+                "read as <unk>",
+                file=sys.stderr,
+            )
     else:
         engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, args.text, settings)
         engine.run_to_end()

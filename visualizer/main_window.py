@@ -58,7 +58,6 @@ class MainWindow(QMainWindow):
 
         self.session_subscriptions = (
             (session.model_changed, self.on_model_changed),
-            (session.snapshot_changed, self.on_snapshot_changed),
             (session.cursor_changed, self.on_cursor_changed),
             (session.message, self.on_message),
             (session.busy_changed, self.on_busy_changed),
@@ -171,6 +170,7 @@ class MainWindow(QMainWindow):
         stepping_row = QHBoxLayout()
         self.step_controls = StepControls(self.actions_by_name)
         self.step_controls.speed_changed.connect(self.on_speed_changed)
+        self.on_speed_changed(self.step_controls.speed.value())
         stepping_row.addWidget(self.step_controls)
         stepping_row.addSpacing(16)
         self.output_label = QLabel()
@@ -387,15 +387,15 @@ class MainWindow(QMainWindow):
         self.model_label.setText(f"{model.name} · {model.device}")
         if model.path is not None:
             self.remember_recent(model.path)
+        if self.session.device != "auto" and not model.device.startswith(self.session.device):
+            self.session.device = model.device.split(":")[0]  # the fallback that really happened
         for action in self.device_actions.actions():
             action.setChecked(action.data() == self.session.device)
-
-    def on_snapshot_changed(self, _snapshot) -> None:
-        self.on_cursor_changed(self.session.cursor)
 
     def on_cursor_changed(self, cursor: int) -> None:
         snapshot = self.session.snapshot
         if snapshot is None:
+            self.output_label.setText("")
             return
         model = self.session.model.name if self.session.model else ""
         self.setWindowTitle(f"Attention Visualizer — {model} — step {cursor + 1} of {len(snapshot.steps)}")

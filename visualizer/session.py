@@ -97,7 +97,7 @@ class SnapshotReady:
 @dataclass(frozen=True)
 class RequestFailed:
     request_id: int
-    what: str  # "load", "generate" or "device"
+    what: str  # "load", "start", "generate", "device" or "stale"
     message: str
 
 
@@ -128,8 +128,12 @@ class Session:
         self.source = "reverse: attention"
         self.device = "auto"
         self.playing = False
-        self.generation = 0
+        self.initial_steps = 0  # steps to run after the first model loads (attnviz --steps)
+        self.generation = 0  # the generation asked for last
+        self.shown_generation = 0  # the generation the shown snapshot belongs to
         self._ids = itertools.count(1)
+        self._view_key: tuple | None = None
+        self._view = None
         self._pending: set[int] = set()
 
     # -- derived state --------------------------------------------------------------------
@@ -148,6 +152,18 @@ class Session:
         return (
             snapshot is not None and snapshot.stop_reason is not None and self.cursor == self.step_count - 1
         )
+
+    def attention(self):
+        """What the attention views show now; computed once per change, shared by the views."""
+        from visualizer.views import attention_view
+
+        if self.snapshot is None:
+            return None
+        key = (id(self.snapshot), self.kind, self.cursor)
+        if self._view_key != key:
+            self._view = attention_view(self.snapshot, self.kind, self.cursor)
+            self._view_key = key
+        return self._view
 
     # -- user intents ---------------------------------------------------------------------
     def open_checkpoint(self, path: str | Path, device: str | None = None) -> None:
@@ -267,17 +283,28 @@ class Session:
             self._model_loaded(result.model)
         elif isinstance(result, SnapshotReady):
             if result.generation == self.generation:
+                self.shown_generation = result.generation
                 self._snapshot_ready(result.snapshot)
         elif isinstance(result, RequestFailed) and result.what != "stale":
             self.stop()
+            if result.what == "start":
+                # the worker kept the generation it had: go on stepping that one
+                self.generation = self.shown_generation
+                if self.snapshot is not None:
+                    self.source = self.snapshot.source
             self.message.emit("error", result.message)
         if not self._pending:
             self.busy_changed.emit(False)
 
     def _model_loaded(self, model: ModelInfo) -> None:
+        previous = self.model
+        same_model = previous is not None and (model.path, model.config) == (previous.path, previous.config)
+        keep_steps = self.cursor + 1 if same_model else 0  # a device switch keeps the user's place
+        keep_steps, self.initial_steps = max(keep_steps, self.initial_steps), 0
         self.model = model
         self.snapshot = None
-        self.cursor = -1
+        self.snapshot_changed.emit(None)
+        self._set_cursor(-1, force=True)
         last_layer = max(model.config.n_encoder_layers, model.config.n_decoder_layers) - 1
         self.layer = min(self.layer, last_layer)
         if self.head is not None:
@@ -286,7 +313,7 @@ class Session:
         if model.notice:
             self.message.emit("warning", model.notice)
         self.message.emit("info", f"loaded {model.name} on {model.device}")
-        self.restart(steps=0)
+        self.restart(steps=keep_steps)
 
     def _snapshot_ready(self, snapshot: GenerationSnapshot) -> None:
         previous = self.snapshot
@@ -298,7 +325,7 @@ class Session:
             chars = ", ".join(repr(c) for _, c in snapshot.encoder.unknown[:5])
             self.message.emit("warning", f"not in the vocabulary, read as <unk>: {chars}")
         self.snapshot_changed.emit(snapshot)
-        self._set_cursor(len(snapshot.steps) - 1, force=True)
+        self._set_cursor(len(snapshot.steps) - 1, force=True)  # views redraw once, on the cursor
         if snapshot.stop_reason == "max_length" and (previous is None or previous.stop_reason is None):
             self.message.emit("warning", f"stopped at the maximum length of {snapshot.config.max_len} tokens")
         if snapshot.stop_reason is not None and self.playing and self.cursor == len(snapshot.steps) - 1:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import traceback
 import weakref
 
+import torch
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from model.checkpoint import Checkpoint, load_checkpoint, resolve_device
+from model.checkpoint import Checkpoint, load_checkpoint, one_line, resolve_device
 from model.engine import GenerationEngine
 from visualizer.session import (
     BranchRequest,
@@ -52,13 +53,18 @@ class ModelWorker(QObject):
         self.engine: GenerationEngine | None = None
         self.engine_generation = -1
         self.latest_generation = 0  # written by the GUI thread before it queues a request
+        self.cancelled = False  # set by the GUI thread on close: long loops stop between steps
 
     @Slot(object)
     def handle(self, request: Request) -> None:
+        if self.cancelled:
+            return
         try:
             result = self.run(request)
         except Exception as error:  # shown to the user; the worker and its state live on
-            what = "load" if isinstance(request, LoadRequest) else "generate"
+            what = {LoadRequest: "load", StartRequest: "start", DeviceRequest: "device"}.get(
+                type(request), "generate"
+            )
             message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             if not isinstance(error, ValueError):
                 message = f"{type(error).__name__}: {message}"
@@ -86,17 +92,16 @@ class ModelWorker(QObject):
                 request.interventions,
             )
             for _ in range(request.steps):
-                if engine.step() is None:
+                if self.cancelled or engine.step() is None:
                     break
             self.engine, self.engine_generation = engine, request.generation
         elif self.engine is None or self.engine_generation != request.generation:
             return RequestFailed(request.id, "stale", "")
         elif isinstance(request, StepRequest):
-            if request.count is None:
-                self.engine.run_to_end()
-            else:
-                for _ in range(request.count):
-                    self.engine.step()
+            count = self.engine.max_steps if request.count is None else request.count
+            for _ in range(count):
+                if self.cancelled or self.engine.step() is None:
+                    break
         elif isinstance(request, BranchRequest):
             while len(self.engine.steps) > request.keep:
                 self.engine.back()
@@ -108,7 +113,12 @@ class ModelWorker(QObject):
         if self.checkpoint is None:
             raise ValueError("no model is loaded")
         device, notice = resolve_device(request.device)
-        self.checkpoint.model.to(device)
+        try:
+            self.checkpoint.model.to(device)
+        except (RuntimeError, torch.cuda.OutOfMemoryError) as error:
+            self.checkpoint.model.to("cpu")  # never leave the model half-moved
+            device = torch.device("cpu")
+            notice = f"could not move the model to {request.device} ({one_line(error)}); using CPU instead"
         self.checkpoint.device, self.checkpoint.notice = device, notice
         self.engine = None
         return ModelLoaded(request.id, model_info(self.checkpoint))
@@ -144,7 +154,9 @@ class WorkerBridge(QObject):
         self.session.apply(result)
 
     def shutdown(self) -> None:
-        """Stop the thread, letting the current request finish (a step is milliseconds)."""
+        """Stop the thread: a running generation stops at its next step, queued work is dropped."""
         self.session.request.disconnect(self.send)
+        self.worker.cancelled = True
         self.thread.quit()
         self.thread.wait()
+        self.worker.checkpoint = self.worker.engine = None  # a closed window keeps no model

@@ -126,5 +126,15 @@ def test_beam_engine_follows_the_best_hypothesis_and_records_its_tree():
     assert engine.output_ids == engine.beam.best[: len(engine.output_ids)]
     best = engine.beam.nodes[engine.beam.best_node]
     logprobs = [np.log(step.probs[step.token_id]) for step in engine.steps]
-    if engine.stop_reason == "eos":
-        assert best.logprob == pytest.approx(sum(logprobs), abs=1e-3)
+    assert best.logprob == pytest.approx(sum(logprobs[: len(engine.beam.best)]), abs=1e-3)
+    # every kept or finished node's score is its parent's plus the log-probability of its token
+    kept = [n for n in engine.beam.nodes if n.parent is not None]
+    assert all(n.logprob <= engine.beam.nodes[n.parent].logprob + 1e-6 for n in kept)
+    # forcing a token re-plans the beam after it, with the forced prefix's real score
+    engine.reset()
+    engine.step()
+    forced = engine.force(tokenizer.index["9"])
+    engine.step()
+    chain = engine.beam.nodes[1]
+    assert chain.token == forced.token_id
+    assert chain.logprob == pytest.approx(np.log(forced.probs[forced.token_id]), abs=1e-4)

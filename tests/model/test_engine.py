@@ -193,3 +193,54 @@ def test_capture_off_records_no_attention_but_the_same_logits():
     a, b = on.step(), off.step()
     assert b.dec_self is None and b.cross is None
     np.testing.assert_allclose(a.logits, b.logits, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["dec_self", "cross"])
+def test_zeroing_a_decoder_head_changes_the_decoder_and_nothing_before_it(kind):
+    model, tokenizer = small_model()
+    zero = Interventions(zeroed_heads=frozenset({(kind, 0, 2)}))
+    base = GenerationEngine(model, tokenizer, "sort: 4321")
+    changed = GenerationEngine(model, tokenizer, "sort: 4321", interventions=zero)
+    np.testing.assert_allclose(
+        base.encoder.self_attn, changed.encoder.self_attn, atol=1e-6
+    )  # encoder untouched
+    a, b = base.step(force=10), changed.step(force=10)
+    # layer 0's own weights are computed before the zeroed head's output is dropped
+    attention = "cross" if kind == "cross" else "dec_self"
+    np.testing.assert_allclose(getattr(a, attention)[0], getattr(b, attention)[0], atol=1e-6)
+    assert not np.allclose(a.cross[1], b.cross[1])  # the next layer sees a different input
+    assert not np.allclose(a.logits, b.logits)
+
+
+def test_no_positional_and_no_scaling_act_on_the_decoder_too():
+    model, tokenizer = small_model()
+    for what in (Interventions(no_positional=True), Interventions(no_scaling=True)):
+        base = teacher_force(model, tokenizer, "sort: 4321", "1234")
+        changed = teacher_force(model, tokenizer, "sort: 4321", "1234", what)
+        assert not np.allclose(base.dec_self, changed.dec_self)
+        assert not np.allclose(base.logits, changed.logits)
+    blind = teacher_force(model, tokenizer, "sort: 4321", "1234", Interventions(no_positional=True))
+    # without positions, decoder raw scores between equal-content positions depend on content only:
+    # the first layer's scores equal the dot products of the embedded tokens' projections
+    assert blind.scale == pytest.approx(1 / np.sqrt(model.config.d_head))
+
+
+def test_removing_the_causal_mask_leaves_the_encoder_and_cross_keys_alone():
+    model, tokenizer = small_model()
+    base = teacher_force(model, tokenizer, "sort: 312", "123")
+    free = teacher_force(model, tokenizer, "sort: 312", "123", Interventions(no_causal_mask=True))
+    np.testing.assert_array_equal(base.encoder.self_attn, free.encoder.self_attn)
+    # layer 0 raw scores are the same numbers; only which of them the mask hides differs
+    np.testing.assert_allclose(base.dec_self_scores[0], free.dec_self_scores[0], atol=1e-6)
+    assert np.isneginf(base.masked_scores[0][:, np.triu_indices(4, 1)[0], np.triu_indices(4, 1)[1]]).all()
+    assert np.isfinite(free.masked_scores).all()
+    assert not np.allclose(base.logits[:-1], free.logits[:-1])  # earlier positions now see the future
+
+
+def test_step_records_are_read_only():
+    model, tokenizer = small_model()
+    step = GenerationEngine(model, tokenizer, "sort: 21").step()
+    with pytest.raises(ValueError):
+        step.cross[0, 0, 0] = 1.0
+    with pytest.raises(ValueError):
+        step.probs[0] = 1.0

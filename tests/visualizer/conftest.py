@@ -26,13 +26,17 @@ class Harness:
 
 
 @pytest.fixture(autouse=True)
-def no_thread_left_running():
-    """Fail a test that leaves a worker thread running (napari's _dangling_qthreads idea)."""
+def nothing_left_behind(qapp):
+    """Fail a test that leaves a worker thread running or a window open."""
     yield
     running = [bridge for bridge in WorkerBridge.instances if bridge.thread.isRunning()]
     for bridge in running:
         bridge.shutdown()
     assert not running, f"{len(running)} worker thread(s) left running"
+    open_windows = [w for w in qapp.topLevelWidgets() if w.isVisible() and isinstance(w, MainWindow)]
+    for window in open_windows:
+        window.close()
+    assert not open_windows, f"{len(open_windows)} window(s) left open"
 
 
 @pytest.fixture

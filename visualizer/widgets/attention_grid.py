@@ -11,12 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Signal
-from PySide6.QtGui import QColor, QPainterPath
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
+from PySide6.QtGui import QColor, QFontMetricsF, QPainterPath, QTransform
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
 from visualizer.session import Session
-from visualizer.views import AttentionView, attention_view, describe_cell
-from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, MASKED_COLOR, SELECTED_COLOR
+from visualizer.views import AttentionView, describe_cell
+from visualizer.widgets.heatmap import (
+    BACKGROUND,
+    HIGHLIGHT_COLOR,
+    MASKED_COLOR,
+    SELECTED_COLOR,
+    display_token,
+)
 
 MEAN = None  # the column key for the mean over heads
 LABEL_COLOR = "#dddddd"
@@ -91,8 +97,12 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.lut = self._lookup_table()
         self.scene().sigMouseMoved.connect(self.on_mouse_moved)
         self.scene().sigMouseClicked.connect(self.on_mouse_clicked)
+        self.colorbar = pg.ColorBarItem(
+            values=(0, 1), colorMap=pg.colormap.get(session.colormap), interactive=False, width=12
+        )
+        self.ci.addItem(self.colorbar, row=0, col=1)
+        self.token_labels: list[QGraphicsSimpleTextItem] = []  # a pool, reused step after step
         self.subscriptions = (
-            (session.snapshot_changed, self.on_change),
             (session.cursor_changed, self.on_change),
             (session.view_changed, self.on_view_changed),
             (session.selection_changed, self.on_selection_changed),
@@ -117,21 +127,25 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
 
     def cell_pixels(self, layer: int, head: int | None) -> np.ndarray:
         """The RGBA pixels of one cell as drawn ([cell, cell, 4])."""
-        assert self.mosaic is not None and self.layout_ is not None
+        assert self.image.image is not None and self.layout_ is not None
         layout = self.layout_
         column = self.view.heads if head is MEAN else head
         y, x = layer * layout.pitch, column * layout.pitch
-        return self.mosaic[y : y + layout.cell, x : x + layout.cell]
+        return self.image.image[y : y + layout.cell, x : x + layout.cell]
 
     def on_change(self, *_args) -> None:
-        snapshot = self.session.snapshot
-        if snapshot is None:
+        self.view = self.session.attention()
+        if self.view is None:  # a new model is loading: show nothing rather than the old one
+            self.image.clear()
+            self.mosaic = None
+            self.row_outlines.setPath(QPainterPath())
+            self.place_token_labels(None, None)
             return
-        self.view = attention_view(snapshot, self.session.kind, self.session.cursor)
         self.draw()
 
     def on_view_changed(self) -> None:
         self.lut = self._lookup_table()
+        self.colorbar.setColorMap(pg.colormap.get(self.session.colormap))
         self.on_change()
 
     def draw(self) -> None:
@@ -150,6 +164,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if relabel:
             self.place_labels(layout)
         self.place_row_outlines(view, layout)
+        self.place_token_labels(view, layout)
         self.on_selection_changed()
 
     def render_mosaic(self, view: AttentionView, layout: MosaicLayout) -> np.ndarray:
@@ -187,8 +202,56 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self.viewbox.addItem(label)
         height, width = layout.size
         self.viewbox.setRange(
-            xRange=(-layout.cell * 0.35, width), yRange=(-layout.cell * 0.2, height), padding=0.02
+            xRange=(-layout.cell * 0.35, width + layout.cell * 0.25),
+            yRange=(-layout.cell * 0.2, height + layout.cell * 0.15),
+            padding=0.02,
         )
+
+    def place_token_labels(self, view: AttentionView | None, layout: MosaicLayout | None) -> None:
+        """Key tokens under the bottom row of cells, query tokens right of the mean column.
+
+        Where cells are too small for every label, a label that would overlap the one before it
+        is left out (hover still names every cell).
+        """
+        wanted: list[tuple[str, float, float, bool]] = []  # text, x, y, is_key
+        if view is not None and layout is not None and layout.queries:
+            pixel_x, pixel_y = (abs(v) or 1.0 for v in self.viewbox.viewPixelSize())
+            metrics = QFontMetricsF(QGraphicsSimpleTextItem().font())
+            bottom = layout.layers * layout.pitch - layout.gap
+            for column in range(layout.columns):
+                end = -np.inf
+                for key in range(layout.keys):
+                    text = display_token(view.key_labels[key])
+                    x = column * layout.pitch + (key + 0.5) * layout.cell / layout.keys
+                    half = metrics.horizontalAdvance(text) / 2 * pixel_x
+                    if x - half > end + 3 * pixel_x:
+                        wanted.append((text, x, bottom, True))
+                        end = x + half
+            right = layout.columns * layout.pitch - layout.gap
+            line = metrics.height() * pixel_y
+            for layer in range(layout.layers):
+                end = -np.inf
+                for query in range(layout.queries):
+                    y = layer * layout.pitch + (query + 0.5) * layout.cell / layout.queries
+                    if y - line / 2 > end:
+                        wanted.append((display_token(view.query_labels[query]), right, y, False))
+                        end = y + line / 2
+        while len(self.token_labels) < len(wanted):
+            item = QGraphicsSimpleTextItem()
+            item.setBrush(QColor(LABEL_COLOR))
+            item.setFlag(QGraphicsSimpleTextItem.GraphicsItemFlag.ItemIgnoresTransformations)
+            self.viewbox.addItem(item)
+            self.token_labels.append(item)
+        for item, (text, x, y, is_key) in zip(self.token_labels, wanted, strict=False):
+            item.setText(text)
+            rect = item.boundingRect()
+            item.setPos(x, y)
+            # ItemIgnoresTransformations: this offset is in screen pixels from (x, y)
+            offset = (-rect.width() / 2, 2) if is_key else (3, -rect.height() / 2)
+            item.setTransform(QTransform.fromTranslate(*offset))
+            item.show()
+        for item in self.token_labels[len(wanted) :]:
+            item.hide()
 
     def place_row_outlines(self, view: AttentionView, layout: MosaicLayout) -> None:
         path = QPainterPath()

@@ -121,8 +121,10 @@ class DecodingControls(QWidget):
         layout.addStretch(1)
         self.show_settings(session.settings)
         self.strategy.currentIndexChanged.connect(self.commit)
+        self.strategy.activated.connect(self.return_focus)
         for widget in (self.temperature, self.top_k, self.top_p, self.beam, self.seed):
             widget.valueChanged.connect(self.commit)
+            widget.editingFinished.connect(self.return_focus)
         session.settings_changed.connect(self.show_settings)
 
     def detach(self) -> None:
@@ -156,6 +158,10 @@ class DecodingControls(QWidget):
         self.top_k.setEnabled(strategy == "topk")
         self.top_p.setEnabled(strategy == "topp")
         self.beam.setEnabled(strategy == "beam")
+
+    def return_focus(self, *_args) -> None:
+        """Hand the keyboard back to the views, so that arrows step again."""
+        self.window().setFocus()
 
     def commit(self, *_args) -> None:
         strategy = self.strategy.currentData()

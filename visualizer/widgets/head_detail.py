@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
 from visualizer.session import Session
-from visualizer.views import KIND_TITLES, AttentionView, attention_view, describe_cell
+from visualizer.views import KIND_TITLES, AttentionView, describe_cell
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 
@@ -39,7 +39,6 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         self.shown: np.ndarray | None = None
         self.scene().sigMouseMoved.connect(self.on_mouse_moved)
         self.subscriptions = (
-            (session.snapshot_changed, self.on_change),
             (session.cursor_changed, self.on_change),
             (session.view_changed, self.on_view_changed),
             (session.selection_changed, self.on_change),
@@ -59,10 +58,13 @@ class HeadDetail(pg.GraphicsLayoutWidget):
 
     def on_change(self, *_args) -> None:
         session = self.session
-        if session.snapshot is None:
-            return
-        view = attention_view(session.snapshot, session.kind, session.cursor)
+        view = session.attention()
         self.view = view
+        if view is None:
+            self.matrix.image.clear()
+            self.matrix.row_outline.hide()
+            self.title.setText("")
+            return
         layer = min(session.layer, view.layers - 1)
         self.shown = view.mean[layer] if session.head is None else view.weights[layer, session.head]
         self.matrix.show_matrix(self.shown, view.current_row)

@@ -72,7 +72,7 @@ class Timeline(QScrollArea):
             label = snapshot.tokenizer.token_text(record.token_id)
             button.setText(display_token(label))
             button.setProperty("forced", record.forced)
-            chosen_p = record.probs[record.token_id]
+            chosen_p = record.filtered_probs[record.token_id]
             how = "forced by you" if record.forced else f"p = {chosen_p:.3f}"
             button.setToolTip(f"step {step + 1}: {label!r} ({how})")
         reason = {"eos": "⏹ end of sequence", "max_length": "⏹ maximum length reached"}
