@@ -80,17 +80,6 @@ class TrainRecipe:
 RECIPES: dict[str, TrainRecipe] = {
     # the shipped model: d_model 128, 4 heads, 3 + 3 layers, post-LN, sinusoidal positions
     "default": TrainRecipe(),
-    # the second stage of the shipped model, started with --init from "default": a short,
-    # low learning-rate run that weights the two tasks where repeated characters are hard
-    "default-polish": TrainRecipe(
-        task_weights=(1.5, 1.5, 0.5),
-        long_bias=0.5,
-        steps=4000,
-        peak_lr=4e-4,
-        warmup_steps=100,
-        final_lr_fraction=0.01,
-        seed=1,
-    ),
     # a seconds-long run for tests and smoke checks
     "tiny": TrainRecipe(
         d_model=32,
@@ -154,8 +143,8 @@ def train(
 ) -> TrainResult:
     """Train ``recipe`` and write the checkpoint to ``out``; ``resume`` continues from it.
 
-    ``init`` starts from another checkpoint's weights (a second stage, e.g. ``default-polish``
-    after ``default``); it must have the recipe's model config. ``stop_after`` ends the run
+    ``init`` starts from another checkpoint's weights (fine-tuning); it must have the recipe's
+    model config. ``stop_after`` ends the run
     early at that step, checkpointed, as an interruption would; a later ``resume`` finishes it
     exactly as an unbroken run would have.
     """

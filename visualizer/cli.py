@@ -89,13 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_decoding_options(trace)
 
     train = sub.add_parser("train", help="train a model on the synthetic tasks")
-    train.add_argument("--config", default="default", help="named recipe (default, default-polish, tiny)")
+    train.add_argument("--config", default="default", help="named recipe (default, tiny)")
     train.add_argument("--out", type=Path, required=True, help="checkpoint to write")
     train.add_argument("--device", dest="sub_device")
     train.add_argument("--steps", type=int, help="override the recipe's number of steps")
     train.add_argument("--seed", type=int, help="override the recipe's seed")
     train.add_argument("--resume", action="store_true", help="continue from --out and its .trainstate.pt")
-    train.add_argument("--init", type=Path, help="start from this checkpoint's weights (a second stage)")
+    train.add_argument("--init", type=Path, help="start from this checkpoint's weights (fine-tuning)")
     train.add_argument("--stop-after", type=int, help="stop (checkpointed) after this step; --resume later")
 
     evaluate = sub.add_parser("eval", help="exact-match accuracy per task on held-out examples")

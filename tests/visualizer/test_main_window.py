@@ -248,3 +248,20 @@ def test_signal_emits_do_not_crash_the_interpreter(qtbot, count):
     for _ in range(count):
         emitter.fired.emit(True)
     assert len(received) == count and all(received)
+
+
+def test_the_app_starts_on_the_shipped_checkpoint(qtbot, settings):
+    from model.checkpoint import default_checkpoint_path
+
+    session = Session()  # the default source, "reverse: attention"
+    window = MainWindow(session, settings)
+    qtbot.addWidget(window)
+    window.show()
+    window.open_checkpoint(default_checkpoint_path())
+    qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=30_000)
+    assert session.model.path == default_checkpoint_path()
+    session.run_to_end()
+    qtbot.waitUntil(lambda: not session.busy, timeout=30_000)
+    assert session.snapshot.output_text() == "noitnetta"
+    assert "noitnetta" in window.output_label.text()
+    window.close()

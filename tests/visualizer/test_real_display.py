@@ -74,7 +74,7 @@ def test_keyboard_drives_the_app_on_a_real_display_and_ctrl_q_quits_cleanly(
     env = {key: value for key, value in os.environ.items() if key != "QT_QPA_PLATFORM"}
     env.update(DISPLAY=display, HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
     app = subprocess.Popen(
-        [sys.executable, "-m", "visualizer", "--checkpoint", str(tiny_checkpoint_path)],
+        [sys.executable, "-m", "visualizer"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -86,7 +86,8 @@ def test_keyboard_drives_the_app_on_a_real_display_and_ctrl_q_quits_cleanly(
             time.sleep(0.3)
         # the app takes keyboard focus itself: the focused window is ours, with no click
         window = xdotool(display, "getwindowfocus")
-        wait_for_title(display, window, "step 0 of 0")
+        title = wait_for_title(display, window, "step 0 of 0")
+        assert "default.safetensors" in title
         for _ in range(3):
             xdotool(display, "key", "Right")  # typed to whatever has focus, as a person types
             time.sleep(0.3)

@@ -75,7 +75,7 @@ class Timeline(QScrollArea):
             chosen_p = record.filtered_probs[record.token_id]
             how = "forced by you" if record.forced else f"p = {chosen_p:.3f}"
             button.setToolTip(f"step {step + 1}: {label!r} ({how})")
-        reason = {"eos": "⏹ end of sequence", "max_length": "⏹ maximum length reached"}
+        reason = {"eos": "■ end of sequence", "max_length": "■ stopped at the maximum length"}
         self.ending.setText(reason.get(snapshot.stop_reason, "") if snapshot else "")
         self.on_cursor_changed(self.session.cursor)
 
