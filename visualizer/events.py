@@ -26,3 +26,20 @@ class Signal:
 
     def __len__(self) -> int:
         return len(self._slots)
+
+
+class Subscriptions:
+    """Slots connected to signals together, and disconnected together when a widget closes.
+
+    A closed widget whose slots stay connected would be kept alive (and called) by the
+    long-lived session.
+    """
+
+    def __init__(self, *pairs: tuple[Signal, Callable[..., Any]]) -> None:
+        self.pairs = pairs
+        for signal, slot in pairs:
+            signal.connect(slot)
+
+    def close(self) -> None:
+        for signal, slot in self.pairs:
+            signal.disconnect(slot)

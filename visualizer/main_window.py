@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from model.decoding import DecodingSettings
+from visualizer.events import Subscriptions
 from visualizer.session import ATTENTION_KINDS, COLORMAPS, Session
 from visualizer.views import KIND_TITLES
 from visualizer.widgets.attention_grid import AttentionGrid
@@ -56,7 +57,7 @@ class MainWindow(QMainWindow):
         self.build_layout()
         self.build_status_bar()
 
-        self.session_subscriptions = (
+        self.session_subscriptions = Subscriptions(
             (session.model_changed, self.on_model_changed),
             (session.cursor_changed, self.on_cursor_changed),
             (session.message, self.on_message),
@@ -64,8 +65,6 @@ class MainWindow(QMainWindow):
             (session.playing_changed, self.on_playing_changed),
             (session.view_changed, self.on_view_changed),
         )
-        for signal, slot in self.session_subscriptions:
-            signal.connect(slot)
         self.restore_settings()
         self.on_view_changed()
 
@@ -452,8 +451,7 @@ class MainWindow(QMainWindow):
         self.session.stop()
         self.play_timer.stop()
         self.save_settings()
-        for signal, slot in self.session_subscriptions:
-            signal.disconnect(slot)
+        self.session_subscriptions.close()
         for widget in (self.grid, self.detail, self.timeline, self.decoding):
             widget.detach()
         self.bridge.shutdown()

@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QPainterPath, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
+from visualizer.events import Subscriptions
 from visualizer.session import Session
 from visualizer.views import AttentionView, describe_cell
 from visualizer.widgets.heatmap import (
@@ -102,19 +103,16 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         )
         self.ci.addItem(self.colorbar, row=0, col=1)
         self.token_labels: list[QGraphicsSimpleTextItem] = []  # a pool, reused step after step
-        self.subscriptions = (
+        self.subscriptions = Subscriptions(
             (session.cursor_changed, self.on_change),
             (session.view_changed, self.on_view_changed),
             (session.selection_changed, self.on_selection_changed),
             (session.model_changed, self.on_change),
         )
-        for signal, slot in self.subscriptions:
-            signal.connect(slot)
 
     def detach(self) -> None:
         """Disconnect from the session, so that it does not keep a closed widget alive."""
-        for signal, slot in self.subscriptions:
-            signal.disconnect(slot)
+        self.subscriptions.close()
 
     def _lookup_table(self) -> np.ndarray:
         return pg.colormap.get(self.session.colormap).getLookupTable(0.0, 1.0, 256, alpha=True)

@@ -6,6 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
+from visualizer.events import Subscriptions
 from visualizer.session import Session
 from visualizer.views import KIND_TITLES, AttentionView, describe_cell
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
@@ -38,18 +39,15 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         self.view: AttentionView | None = None
         self.shown: np.ndarray | None = None
         self.scene().sigMouseMoved.connect(self.on_mouse_moved)
-        self.subscriptions = (
+        self.subscriptions = Subscriptions(
             (session.cursor_changed, self.on_change),
             (session.view_changed, self.on_view_changed),
             (session.selection_changed, self.on_change),
             (session.model_changed, self.on_change),
         )
-        for signal, slot in self.subscriptions:
-            signal.connect(slot)
 
     def detach(self) -> None:
-        for signal, slot in self.subscriptions:
-            signal.disconnect(slot)
+        self.subscriptions.close()
 
     def on_view_changed(self) -> None:
         self.matrix.set_colormap(self.session.colormap)

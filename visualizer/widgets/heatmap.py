@@ -32,7 +32,7 @@ def display_token(token: str) -> str:
 
 
 class MatrixPlot:
-    """One attention matrix in a ViewBox (bare, for grids) or a PlotItem (with token axes)."""
+    """One attention matrix in a PlotItem with token axes (the enlarged head)."""
 
     def __init__(self, plot: pg.PlotItem | pg.ViewBox, colormap: str) -> None:
         self.plot = plot
@@ -79,9 +79,6 @@ class MatrixPlot:
         self.plot.getAxis("left").setTicks(left)
         self.plot.getAxis("bottom").setTicks(bottom)
 
-    def set_selected(self, selected: bool) -> None:
-        self.viewbox.setBorder(pg.mkPen(SELECTED_COLOR, width=3) if selected else None)
-
     def cell_at(self, scene_pos) -> tuple[int, int] | None:
         """(query row, key column) under a scene position, or None outside the matrix."""
         if self.shape is None or not self.viewbox.sceneBoundingRect().contains(scene_pos):
@@ -91,6 +88,3 @@ class MatrixPlot:
         if 0 <= row < self.shape[0] and 0 <= col < self.shape[1]:
             return row, col
         return None
-
-    def contains(self, scene_pos) -> bool:
-        return self.viewbox.sceneBoundingRect().contains(scene_pos)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
 
+from visualizer.events import Subscriptions
 from visualizer.session import Session
 from visualizer.widgets.heatmap import display_token
 
@@ -41,16 +42,13 @@ class Timeline(QScrollArea):
         self.ending.setStyleSheet("color: #aaa; padding-left: 8px;")
         self.row.addWidget(self.ending)
         self.row.addStretch(1)
-        self.subscriptions = (
+        self.subscriptions = Subscriptions(
             (session.snapshot_changed, self.on_snapshot_changed),
             (session.cursor_changed, self.on_cursor_changed),
         )
-        for signal, slot in self.subscriptions:
-            signal.connect(slot)
 
     def detach(self) -> None:
-        for signal, slot in self.subscriptions:
-            signal.disconnect(slot)
+        self.subscriptions.close()
 
     def _make_button(self, text: str, step: int) -> QPushButton:
         button = QPushButton(text)
