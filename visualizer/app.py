@@ -141,6 +141,10 @@ def apply_options(window, session, args) -> None:
         window.decoding.show_settings(session.settings)
     if args.view:
         session.set_kind({"encoder": "enc_self", "decoder": "dec_self", "cross": "cross"}[args.view])
+    if args.language:
+        session.set_language(args.language)
+    if args.panel:
+        window.show_panel(args.panel)
     session.initial_steps = args.steps
 
 

@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--steps", type=int, default=0, help="steps to run once the model is loaded")
     parser.add_argument("--screenshot", type=Path, help="save the window as PNG after --steps, then exit")
     parser.add_argument("--view", choices=("encoder", "decoder", "cross"), help="attention kind to show")
+    parser.add_argument(
+        "--panel",
+        choices=("attention", "masks", "positions", "scaling", "layernorm", "decoding", "beam"),
+        help="page to show: the attention grid or a concept panel",
+    )
+    parser.add_argument("--language", choices=("en", "zh"), help="language of the explanations")
     parser.add_argument("--size", default="1440x900", help="with --screenshot: window size, e.g. 1280x800")
     add_decoding_options(parser)
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)

@@ -10,7 +10,7 @@ import contextlib
 import json
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Slot
+from PySide6.QtCore import QLocale, QPoint, QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -22,12 +22,14 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStyle,
     QTabBar,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from model.decoding import DecodingSettings
 from visualizer.events import Subscriptions
+from visualizer.panels.registry import PANEL_CLASSES
 from visualizer.session import ATTENTION_KINDS, COLORMAPS, Session
 from visualizer.views import KIND_TITLES
 from visualizer.widgets.attention_grid import AttentionGrid
@@ -64,9 +66,11 @@ class MainWindow(QMainWindow):
             (session.busy_changed, self.on_busy_changed),
             (session.playing_changed, self.on_playing_changed),
             (session.view_changed, self.on_view_changed),
+            (session.language_changed, self.on_language_changed),
         )
         self.restore_settings()
         self.on_view_changed()
+        self.on_language_changed(session.language)
 
     # -- construction ---------------------------------------------------------------------
     def build_actions(self) -> dict[str, QAction]:
@@ -139,6 +143,15 @@ class MainWindow(QMainWindow):
             action.triggered.connect(self.on_colormap_action)
             self.colormap_actions.addAction(action)
 
+        language_menu = view_menu.addMenu("&Language / 语言")
+        self.language_actions = QActionGroup(self)
+        for language, label in (("en", "English"), ("zh", "中文")):
+            action = language_menu.addAction(label)
+            action.setCheckable(True)
+            action.setData(language)
+            action.triggered.connect(self.on_language_action)
+            self.language_actions.addAction(action)
+
         device_menu = bar.addMenu("&Device")
         self.device_actions = QActionGroup(self)
         import torch
@@ -179,12 +192,18 @@ class MainWindow(QMainWindow):
         outer.addLayout(stepping_row)
         self.timeline = Timeline(session)
         outer.addWidget(self.timeline)
+        self.pages = QTabWidget()
+        self.pages.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.pages.tabBar().setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        attention_page = QWidget()
+        attention_layout = QVBoxLayout(attention_page)
+        attention_layout.setContentsMargins(0, 4, 0, 0)
         self.kind_tabs = QTabBar()
         for kind in ATTENTION_KINDS:
             self.kind_tabs.addTab(KIND_TITLES[kind])
         self.kind_tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.kind_tabs.currentChanged.connect(self.on_tab_changed)
-        outer.addWidget(self.kind_tabs)
+        attention_layout.addWidget(self.kind_tabs)
         self.views = QSplitter(Qt.Orientation.Horizontal)
         self.grid = AttentionGrid(session)
         self.grid.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -193,7 +212,12 @@ class MainWindow(QMainWindow):
         self.views.addWidget(self.detail)
         self.views.setStretchFactor(0, 3)
         self.views.setStretchFactor(1, 2)
-        outer.addWidget(self.views, 1)
+        attention_layout.addWidget(self.views, 1)
+        self.pages.addTab(attention_page, "Attention heads")
+        self.panels = [panel_class(session) for panel_class in PANEL_CLASSES]
+        for panel in self.panels:
+            self.pages.addTab(panel, panel.title())
+        outer.addWidget(self.pages, 1)
         self.hover_label = QLabel(" ")
         self.hover_label.setStyleSheet("font-family: monospace; padding: 2px;")
         outer.addWidget(self.hover_label)
@@ -235,6 +259,10 @@ class MainWindow(QMainWindow):
             with contextlib.suppress(ValueError, TypeError):  # a stale value is ignored, never fatal
                 self.session.settings = DecodingSettings(**json.loads(decoding))
             self.decoding.show_settings(self.session.settings)
+        language = self.settings.value("language")
+        if language not in ("en", "zh"):
+            language = "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
+        self.session.language = language
         speed = self.settings.value("speed")
         if isinstance(speed, (int, str)) and str(speed).isdigit():
             self.step_controls.speed.setValue(int(speed))
@@ -247,6 +275,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("source", self.session.source)
         self.settings.setValue("decoding", json.dumps(self.session.settings.to_dict()))
         self.settings.setValue("speed", self.step_controls.speed.value())
+        self.settings.setValue("language", self.session.language)
         self.settings.sync()
 
     def recent_files(self) -> list[str]:
@@ -290,6 +319,23 @@ class MainWindow(QMainWindow):
     def on_colormap_action(self) -> None:
         self.session.set_colormap(self.sender().data())
 
+    def on_language_action(self) -> None:
+        self.session.set_language(self.sender().data())
+
+    def on_language_changed(self, language: str) -> None:
+        for action in self.language_actions.actions():
+            action.setChecked(action.data() == language)
+        for index, panel in enumerate(self.panels, start=1):
+            self.pages.setTabText(index, panel.title())
+        self.pages.setTabText(0, "Attention heads" if language == "en" else "注意力头")
+
+    def show_panel(self, key: str) -> None:
+        """Bring a concept panel (or "attention") to the front."""
+        keys = ["attention", *(panel.key for panel in self.panels)]
+        if key not in keys:
+            raise ValueError(f"unknown panel {key!r}: choose {', '.join(keys)}")
+        self.pages.setCurrentIndex(keys.index(key))
+
     def on_device_action(self) -> None:
         self.session.set_device(self.sender().data())
 
@@ -317,7 +363,7 @@ class MainWindow(QMainWindow):
             path, _ = QFileDialog.getSaveFileName(self, "Export view as PNG", "attention.png", "PNG (*.png)")
         if not path:
             return False
-        if not self.views.grab().save(path, "PNG"):
+        if not self.pages.currentWidget().grab().save(path, "PNG"):
             self.on_message("error", f"could not write {path}")
             return False
         self.on_message("info", f"wrote {path}")
@@ -334,15 +380,16 @@ class MainWindow(QMainWindow):
             return False
         generator = QSvgGenerator()
         generator.setFileName(path)
-        generator.setSize(self.views.size())
-        generator.setViewBox(self.views.rect())
+        page = self.pages.currentWidget()
+        generator.setSize(page.size())
+        generator.setViewBox(page.rect())
         generator.setTitle("Attention Visualizer view")
         painter = QPainter()
         if not painter.begin(generator):
             self.on_message("error", f"could not write {path}")
             return False
         try:
-            self.views.render(painter, QPoint(0, 0))
+            page.render(painter, QPoint(0, 0))
         finally:
             painter.end()
         self.on_message("info", f"wrote {path}")
@@ -452,7 +499,7 @@ class MainWindow(QMainWindow):
         self.play_timer.stop()
         self.save_settings()
         self.session_subscriptions.close()
-        for widget in (self.grid, self.detail, self.timeline, self.decoding):
+        for widget in (self.grid, self.detail, self.timeline, self.decoding, *self.panels):
             widget.detach()
         self.bridge.shutdown()
         if self.error_dialog is not None:

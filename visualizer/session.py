@@ -9,8 +9,10 @@ generation the user has since replaced are dropped (the latest request wins).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from model.decoding import DecodingSettings
 from model.engine import GenerationSnapshot
@@ -19,6 +21,7 @@ from model.transformer import NO_INTERVENTIONS, Interventions, TransformerConfig
 from visualizer.events import Signal
 
 ATTENTION_KINDS = ("enc_self", "dec_self", "cross")
+LANGUAGES = ("en", "zh")
 COLORMAPS = ("viridis", "inferno", "magma", "plasma", "cividis", "CET-L1")
 
 
@@ -77,7 +80,21 @@ class DeviceRequest:
     device: str
 
 
-Request = LoadRequest | StartRequest | StepRequest | BranchRequest | DeviceRequest
+@dataclass(frozen=True)
+class ComputeRequest:
+    """Any other model work a panel needs (a what-if, a teacher-forced run), off the GUI thread.
+
+    ``job(checkpoint, snapshot)`` runs on the worker thread with the loaded ``Checkpoint`` and
+    the current ``GenerationSnapshot`` (or None) and returns plain data; it must not touch Qt.
+    """
+
+    id: int
+    generation: int
+    key: tuple  # what was asked, so a panel can tell its answer from a stale one
+    job: Callable[[Any, GenerationSnapshot | None], Any]
+
+
+Request = LoadRequest | StartRequest | StepRequest | BranchRequest | DeviceRequest | ComputeRequest
 
 
 # -- results, from the worker -------------------------------------------------------------
@@ -95,13 +112,21 @@ class SnapshotReady:
 
 
 @dataclass(frozen=True)
+class Computed:
+    request_id: int
+    generation: int
+    key: tuple
+    value: Any
+
+
+@dataclass(frozen=True)
 class RequestFailed:
     request_id: int
     what: str  # "load", "start", "generate", "device" or "stale"
     message: str
 
 
-Result = ModelLoaded | SnapshotReady | RequestFailed
+Result = ModelLoaded | SnapshotReady | Computed | RequestFailed
 
 
 class Session:
@@ -116,6 +141,8 @@ class Session:
         self.busy_changed = Signal()  # (bool)
         self.playing_changed = Signal()  # (bool)
         self.request = Signal()  # (Request) for the worker
+        self.computed_changed = Signal()  # (key) a panel's computation arrived
+        self.language_changed = Signal()  # (language) "en" or "zh"
 
         self.model: ModelInfo | None = None
         self.snapshot: GenerationSnapshot | None = None
@@ -127,6 +154,8 @@ class Session:
         self.interventions = NO_INTERVENTIONS
         self.source = "reverse: attention"
         self.device = "auto"
+        self.language = "en"  # explanations in "en" or "zh"; the window follows the system
+        self.computed: dict[tuple, Any] = {}  # answers to compute requests, by key
         self.playing = False
         self.initial_steps = 0  # steps to run after the first model loads (attnviz --steps)
         self.generation = 0  # the generation asked for last
@@ -271,6 +300,19 @@ class Session:
             self.colormap = name
             self.view_changed.emit()
 
+    def set_language(self, language: str) -> None:
+        if language not in LANGUAGES:
+            raise ValueError(f"unknown language {language!r}: choose {', '.join(LANGUAGES)}")
+        if language != self.language:
+            self.language = language
+            self.language_changed.emit(language)
+
+    def compute(self, key: tuple, job: Callable[[Any, GenerationSnapshot | None], Any]) -> None:
+        """Ask the worker to run ``job``; the answer lands in ``computed[key]``."""
+        if self.model is None or key in self.computed:
+            return
+        self._send(ComputeRequest(next(self._ids), self.generation, key, job))
+
     def select_head(self, layer: int, head: int | None) -> None:
         if (layer, head) != (self.layer, self.head):
             self.layer, self.head = layer, head
@@ -281,6 +323,9 @@ class Session:
         self._pending.discard(result.request_id)
         if isinstance(result, ModelLoaded):
             self._model_loaded(result.model)
+        elif isinstance(result, Computed):
+            self.computed[result.key] = result.value
+            self.computed_changed.emit(result.key)
         elif isinstance(result, SnapshotReady):
             if result.generation == self.generation:
                 self.shown_generation = result.generation
@@ -302,6 +347,7 @@ class Session:
         keep_steps = self.cursor + 1 if same_model else 0  # a device switch keeps the user's place
         keep_steps, self.initial_steps = max(keep_steps, self.initial_steps), 0
         self.model = model
+        self.computed.clear()
         self.snapshot = None
         self.snapshot_changed.emit(None)
         self._set_cursor(-1, force=True)

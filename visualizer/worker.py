@@ -18,6 +18,8 @@ from model.checkpoint import Checkpoint, load_checkpoint, one_line, resolve_devi
 from model.engine import GenerationEngine
 from visualizer.session import (
     BranchRequest,
+    Computed,
+    ComputeRequest,
     DeviceRequest,
     LoadRequest,
     ModelInfo,
@@ -81,6 +83,10 @@ class ModelWorker(QObject):
             return self.move(request)
         if self.checkpoint is None:
             raise ValueError("no model is loaded: open a checkpoint first")
+        if isinstance(request, ComputeRequest):
+            snapshot = self.engine.snapshot() if self.engine is not None else None
+            value = request.job(self.checkpoint, snapshot)
+            return Computed(request.id, request.generation, request.key, value)
         if request.generation < self.latest_generation:
             return RequestFailed(request.id, "stale", "")  # replaced by a newer request
         if isinstance(request, StartRequest):

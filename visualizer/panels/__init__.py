@@ -1,0 +1,1 @@
+"""One panel per idea of the paper, shown as pages beside the attention grid."""

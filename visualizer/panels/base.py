@@ -1,0 +1,85 @@
+"""What every concept panel shares: a bilingual explanation above a live view of the model.
+
+A panel reads the session (the shown step, the selected layer and head, the computed
+what-ifs) and draws; it asks for model work with ``session.compute(key, job)``, never runs
+the model on the GUI thread. ``refresh()`` is called whenever something it shows may have
+changed; a panel that is not visible postpones the work until it is shown.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from visualizer.events import Subscriptions
+from visualizer.session import Session
+
+WHAT_IF_STYLE = (
+    "background: #fff3cd; color: #6b4e00; border: 1px solid #e0b000; padding: 4px; font-weight: bold"
+)
+
+
+class ConceptPanel(QWidget):
+    key = ""  # the --panel name
+    titles = {"en": "", "zh": ""}  # tab titles
+    explanations = {"en": "", "zh": ""}  # a few sentences of rich text per language
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.outer = QVBoxLayout(self)
+        self.outer.setContentsMargins(6, 6, 6, 6)
+        self.explanation = QLabel()
+        self.explanation.setWordWrap(True)
+        self.explanation.setTextFormat(Qt.TextFormat.RichText)
+        self.explanation.setStyleSheet("font-size: 11pt; padding: 4px;")
+        self.outer.addWidget(self.explanation)
+        self.what_if_banner = QLabel()
+        self.what_if_banner.setStyleSheet(WHAT_IF_STYLE)
+        self.what_if_banner.hide()
+        self.outer.addWidget(self.what_if_banner)
+        self.stale = True
+        self.subscriptions = Subscriptions(
+            (session.cursor_changed, self.on_state_changed),
+            (session.view_changed, self.on_state_changed),
+            (session.selection_changed, self.on_state_changed),
+            (session.computed_changed, self.on_computed),
+            (session.language_changed, self.on_language_changed),
+        )
+        self.on_language_changed(session.language)
+
+    def detach(self) -> None:
+        self.subscriptions.close()
+
+    def title(self) -> str:
+        return self.titles.get(self.session.language, self.titles["en"])
+
+    def on_language_changed(self, language: str) -> None:
+        self.explanation.setText(self.explanations.get(language, self.explanations["en"]))
+        self.on_state_changed()
+
+    def on_state_changed(self, *_args) -> None:
+        self.stale = True
+        if self.isVisible():
+            self.update_view()
+
+    def on_computed(self, _key) -> None:
+        self.on_state_changed()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if self.stale:
+            self.update_view()
+
+    def update_view(self) -> None:
+        self.stale = False
+        self.refresh()
+
+    def show_what_if(self, text: str | None) -> None:
+        """A banner that says a what-if is active (the picture is not the model as trained)."""
+        self.what_if_banner.setVisible(bool(text))
+        self.what_if_banner.setText(text or "")
+
+    def refresh(self) -> None:
+        """Redraw from the session; subclasses implement it."""
+        raise NotImplementedError
