@@ -14,11 +14,13 @@ from PySide6.QtCore import QLocale, QPoint, QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
+    QScrollArea,
     QSplitter,
     QStyle,
     QTabBar,
@@ -216,7 +218,12 @@ class MainWindow(QMainWindow):
         self.pages.addTab(attention_page, "Attention heads")
         self.panels = [panel_class(session) for panel_class in PANEL_CLASSES]
         for panel in self.panels:
-            self.pages.addTab(panel, panel.title())
+            # on a small screen a panel scrolls instead of forcing the window to grow
+            scroll = QScrollArea()
+            scroll.setWidget(panel)
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QFrame.Shape.NoFrame)
+            self.pages.addTab(scroll, panel.title())
         outer.addWidget(self.pages, 1)
         self.hover_label = QLabel(" ")
         self.hover_label.setStyleSheet("font-family: monospace; padding: 2px;")
@@ -262,7 +269,7 @@ class MainWindow(QMainWindow):
         language = self.settings.value("language")
         if language not in ("en", "zh"):
             language = "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
-        self.session.language = language
+        self.session.set_language(language)
         speed = self.settings.value("speed")
         if isinstance(speed, (int, str)) and str(speed).isdigit():
             self.step_controls.speed.setValue(int(speed))

@@ -162,6 +162,7 @@ class Session:
         self.shown_generation = 0  # the generation the shown snapshot belongs to
         self._ids = itertools.count(1)
         self._view_key: tuple | None = None
+        self._computing: dict[int, tuple] = {}  # request id -> key of compute requests in flight
         self._view = None
         self._pending: set[int] = set()
 
@@ -308,10 +309,15 @@ class Session:
             self.language_changed.emit(language)
 
     def compute(self, key: tuple, job: Callable[[Any, GenerationSnapshot | None], Any]) -> None:
-        """Ask the worker to run ``job``; the answer lands in ``computed[key]``."""
-        if self.model is None or key in self.computed:
+        """Ask the worker to run ``job``; the answer lands in ``computed[key]``.
+
+        A key already answered, or asked for and not yet answered, is not asked again.
+        """
+        if self.model is None or key in self.computed or key in self._computing.values():
             return
-        self._send(ComputeRequest(next(self._ids), self.generation, key, job))
+        request = ComputeRequest(next(self._ids), self.generation, key, job)
+        self._computing[request.id] = key
+        self._send(request)
 
     def select_head(self, layer: int, head: int | None) -> None:
         if (layer, head) != (self.layer, self.head):
@@ -321,6 +327,7 @@ class Session:
     # -- results from the worker ----------------------------------------------------------
     def apply(self, result: Result) -> None:
         self._pending.discard(result.request_id)
+        self._computing.pop(result.request_id, None)  # answered or failed: may be asked again
         if isinstance(result, ModelLoaded):
             self._model_loaded(result.model)
         elif isinstance(result, Computed):
@@ -348,6 +355,7 @@ class Session:
         keep_steps, self.initial_steps = max(keep_steps, self.initial_steps), 0
         self.model = model
         self.computed.clear()
+        self._computing.clear()  # requests run in order: none for the old model is still coming
         self.snapshot = None
         self.snapshot_changed.emit(None)
         self._set_cursor(-1, force=True)

@@ -113,13 +113,16 @@ def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
         timeout=300,
     )
     assert install.returncode == 0, install.stderr
-    probe = "from model.checkpoint import default_checkpoint_path as p; print(p())"
+    probe = (
+        "import visualizer.main_window, visualizer.panels.registry; "  # every GUI package is in the wheel
+        "from model.checkpoint import default_checkpoint_path as p; print(p())"
+    )
     located = subprocess.run(
         [sys.executable, "-c", probe],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(target)},
+        env={**os.environ, "PYTHONPATH": str(target), "QT_QPA_PLATFORM": "offscreen"},
     )
     assert located.stdout.strip() == str(target / "model" / "assets" / "default.safetensors"), located.stderr

@@ -46,6 +46,9 @@ class MatrixPlot:
             plot.hideButtons()
         plot.invertY(True)
         self.viewbox.setBackgroundColor(QColor(MASKED_COLOR))
+        if isinstance(plot, pg.PlotItem):  # draw first and last token labels even where they overhang
+            for side in ("left", "bottom"):
+                plot.getAxis(side).setStyle(hideOverlappingLabels=False)
         self.viewbox.setDefaultPadding(0)
         self.row_outline = QGraphicsRectItem()
         self.row_outline.setPen(pg.mkPen(HIGHLIGHT_COLOR, width=2, cosmetic=True))
@@ -54,12 +57,14 @@ class MatrixPlot:
         plot.addItem(self.row_outline)
         self.shape: tuple[int, int] | None = None
 
-    def show_matrix(self, matrix: np.ndarray, current_row: int | None) -> None:
+    def show_matrix(
+        self, matrix: np.ndarray, current_row: int | None, levels: tuple[float, float] = (0.0, 1.0)
+    ) -> None:
         if matrix.size == 0:
             self.image.clear()
             self.row_outline.hide()
             return
-        self.image.setImage(matrix, autoLevels=False, levels=(0.0, 1.0))
+        self.image.setImage(matrix, autoLevels=False, levels=levels)
         if matrix.shape != self.shape:
             self.shape = matrix.shape
             self.image.setRect(QRectF(0, 0, matrix.shape[1], matrix.shape[0]))

@@ -1,0 +1,249 @@
+"""Normalisation statistics for the LayerNorm panel: LayerNorm per token, BatchNorm per feature.
+
+LayerNorm normalises each token over its own d_model features, so a token's statistics
+depend on that token alone. BatchNorm normalises each feature over the batch and the
+positions, so its statistics depend on everything else in the batch, padding included.
+
+- ``recorded_norms``: the engine's per-token statistics around one layer's Add & Norms.
+- ``padded_batch_stats``: the current source batched with a shorter one (padded with
+  ``<pad>``), run through the live model up to the first Add & Norm; the statistics a naive
+  BatchNorm would compute there beside LayerNorm's.
+- ``norm_affine``: each LayerNorm's learned β average and γ size, where its output sits.
+
+Torch and numpy only: these run on the GUI's worker thread and return plain numpy data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from model.batching import encode_sources
+from model.engine import NORM_STATS, GenerationSnapshot
+from model.tokenizer import CharTokenizer
+from model.transformer import NO_INTERVENTIONS, Interventions, Transformer
+
+ENCODER_SUBLAYERS = ("self-attention", "feed-forward")
+DECODER_SUBLAYERS = ("masked self-attention", "cross-attention", "feed-forward")
+
+
+# -- recorded statistics ------------------------------------------------------------------
+@dataclass(frozen=True)
+class RecordedNorms:
+    """Per-token statistics around each Add & Norm of one layer, as the engine recorded them."""
+
+    encoder: bool
+    layer: int
+    labels: list[str]  # [N] the token at each position (source tokens, or decoder inputs)
+    stats: np.ndarray  # [sublayers, 4, N] in_mean, in_std, out_mean, out_std per token
+
+    @property
+    def sublayers(self) -> tuple[str, ...]:
+        return ENCODER_SUBLAYERS if self.encoder else DECODER_SUBLAYERS
+
+    def stat(self, sublayer: int, name: str) -> np.ndarray:
+        """[N] one statistic (a name of ``NORM_STATS``) of one sublayer."""
+        return self.stats[sublayer, NORM_STATS.index(name)]
+
+
+def recorded_norms(snapshot: GenerationSnapshot, encoder: bool, layer: int, cursor: int) -> RecordedNorms:
+    """The encoder's over its source tokens, or the decoder's over steps 0..cursor.
+
+    ``layer`` is clamped to the model's layers (the session's layer spans both stacks).
+    """
+    config = snapshot.config
+    if encoder:
+        layer = min(layer, config.n_encoder_layers - 1)
+        stats = snapshot.encoder.norms[layer]  # [2, 4, S]
+        return RecordedNorms(True, layer, list(snapshot.encoder.tokens), stats)
+    layer = min(layer, config.n_decoder_layers - 1)
+    steps = snapshot.steps[: cursor + 1]
+    labels = [snapshot.tokenizer.token_text(record.input_id) for record in steps]
+    if steps:
+        stats = np.stack([record.norms[layer] for record in steps], axis=-1)  # [3, 4, T]
+    else:
+        stats = np.zeros((len(DECODER_SUBLAYERS), len(NORM_STATS), 0), dtype=np.float32)
+    return RecordedNorms(False, layer, labels, stats)
+
+
+# -- the learned scale and shift ----------------------------------------------------------
+@dataclass(frozen=True)
+class NormAffine:
+    """Where each LayerNorm puts its output: out = γ·(x − mean)/std + β, per feature.
+
+    A normalised token has mean 0 and std 1 over its features, so the output's mean is about
+    the average of β and its std about the root-mean-square of γ, whatever the input was.
+    """
+
+    encoder_beta_mean: np.ndarray  # [L_enc, 2]
+    encoder_gamma_rms: np.ndarray  # [L_enc, 2]
+    decoder_beta_mean: np.ndarray  # [L_dec, 3]
+    decoder_gamma_rms: np.ndarray  # [L_dec, 3]
+
+
+@torch.no_grad()
+def norm_affine(model: Transformer) -> NormAffine:
+    def summary(layers: list[list[nn.LayerNorm]]) -> tuple[np.ndarray, np.ndarray]:
+        beta = [[float(norm.bias.float().mean()) for norm in norms] for norms in layers]
+        gamma = [[float(norm.weight.float().pow(2).mean().sqrt()) for norm in norms] for norms in layers]
+        return np.asarray(beta, dtype=np.float32), np.asarray(gamma, dtype=np.float32)
+
+    encoder = [[layer.attn_sublayer.norm, layer.ffn_sublayer.norm] for layer in model.encoder_layers]
+    decoder = [
+        [layer.self_sublayer.norm, layer.cross_sublayer.norm, layer.ffn_sublayer.norm]
+        for layer in model.decoder_layers
+    ]
+    return NormAffine(*summary(encoder), *summary(decoder))
+
+
+# -- a padded batch: BatchNorm's statistics beside LayerNorm's ----------------------------
+def layer_norm_stats(x: Tensor) -> tuple[Tensor, Tensor]:
+    """Per token, over the features: mean and (biased) std of ``x`` (..., D), each (...)."""
+    return x.mean(-1), x.std(-1, unbiased=False)
+
+
+def batch_norm_stats(x: Tensor, include: Tensor) -> tuple[Tensor, Tensor]:
+    """Per feature, over the batch and positions where ``include`` (B, L) is True: (D,) each.
+
+    The biased variance, as BatchNorm normalises with in training.
+    """
+    values = x[include]  # (N, D): one row per included position
+    return values.mean(0), values.std(0, unbiased=False)
+
+
+@contextlib.contextmanager
+def recording_input(module: nn.Module) -> Iterator[list[Tensor]]:
+    """Collects the input of every call to ``module`` while the block runs (no weights change)."""
+    inputs: list[Tensor] = []
+
+    def hook(_module: nn.Module, args: tuple[Tensor, ...]) -> None:
+        inputs.append(args[0].detach())
+
+    handle = module.register_forward_pre_hook(hook)
+    try:
+        yield inputs
+    finally:
+        handle.remove()
+
+
+@torch.no_grad()
+def first_norm_input(
+    model: Transformer, src: Tensor, src_pad_mask: Tensor, interventions: Interventions = NO_INTERVENTIONS
+) -> Tensor:
+    """(B, S, D) what the encoder's first LayerNorm normalises for the batch ``src`` (B, S).
+
+    Post-LN: embeddings + positions + self-attention (the first "Add & Norm");
+    pre-LN: embeddings + positions (the norm in front of the first self-attention).
+    """
+    with recording_input(model.encoder_layers[0].attn_sublayer.norm) as inputs:
+        model.encode(src, src_pad_mask, interventions=interventions)
+    return inputs[0].float()
+
+
+def half_source(text: str) -> str:
+    """A shorter source to batch with ``text``: its input cut to half, the task prefix kept.
+
+    "reverse: abcdef" gives "reverse: abc". A one-character text gives itself twice (longer),
+    so the two always differ in length.
+    """
+    prefix, sep, body = text.partition(": ")
+    if not sep:
+        prefix, body = "", text
+    else:
+        prefix += sep
+    if len(body) >= 2:
+        return prefix + body[: len(body) // 2]
+    return text + text
+
+
+@dataclass(frozen=True)
+class PaddedBatchStats:
+    """The first Add & Norm's input on a padded batch of two sources, and its statistics."""
+
+    texts: tuple[str, str]  # row 0: the current source; row 1: the other one
+    tokens: tuple[list[str], list[str]]  # [S] per row, "<pad>" at padding
+    pad_mask: np.ndarray  # [2, S] True at padding
+    residual: np.ndarray  # [2, S, D] what the first LayerNorm normalises, batched
+    layer_mean: np.ndarray  # [2, S] LayerNorm's per-token statistics in the batch
+    layer_std: np.ndarray  # [2, S]
+    alone_mean: tuple[np.ndarray, np.ndarray]  # [n_row] each row run alone, without padding
+    alone_std: tuple[np.ndarray, np.ndarray]
+    batch_mean_with_pads: np.ndarray  # [D] a naive BatchNorm: every position, pads included
+    batch_std_with_pads: np.ndarray  # [D]
+    batch_mean_real: np.ndarray  # [D] over the real tokens only
+    batch_std_real: np.ndarray  # [D]
+
+    @property
+    def pad_count(self) -> int:
+        return int(self.pad_mask.sum())
+
+    @property
+    def padded_row(self) -> int:
+        """The row that holds the padding (the shorter source)."""
+        return int(self.pad_mask[1].any())
+
+    @property
+    def layer_norm_difference(self) -> float:
+        """Largest change of LayerNorm's mean or std of a real token, batched vs alone (≈0)."""
+        worst = 0.0
+        for row in range(2):
+            n = len(self.alone_mean[row])
+            for batched, alone in ((self.layer_mean, self.alone_mean), (self.layer_std, self.alone_std)):
+                worst = max(worst, float(np.abs(batched[row, :n] - alone[row]).max()))
+        return worst
+
+    @property
+    def batch_norm_shift(self) -> tuple[float, float]:
+        """Largest change of BatchNorm's per-feature mean and std when the pads are counted."""
+        mean_shift = np.abs(self.batch_mean_with_pads - self.batch_mean_real).max()
+        std_shift = np.abs(self.batch_std_with_pads - self.batch_std_real).max()
+        return float(mean_shift), float(std_shift)
+
+
+def numpy(t: Tensor) -> np.ndarray:
+    return t.float().cpu().numpy()
+
+
+@torch.no_grad()
+def padded_batch_stats(
+    model: Transformer,
+    tokenizer: CharTokenizer,
+    source: str,
+    other: str | None = None,
+    interventions: Interventions = NO_INTERVENTIONS,
+) -> PaddedBatchStats:
+    """Batch ``source`` with ``other`` (default: ``half_source(source)``), padded as in training."""
+    other = half_source(source) if other is None else other
+    device = next(model.parameters()).device
+    src, src_pad = encode_sources(tokenizer, [source, other], device)  # (2, S)
+    residual = first_norm_input(model, src, src_pad, interventions)  # (2, S, D)
+    layer_mean, layer_std = layer_norm_stats(residual)
+    alone_mean, alone_std = [], []
+    for text in (source, other):
+        ids, pad = encode_sources(tokenizer, [text], device)  # (1, n): no padding
+        mean, std = layer_norm_stats(first_norm_input(model, ids, pad, interventions)[0])
+        alone_mean.append(numpy(mean))
+        alone_std.append(numpy(std))
+    real = ~src_pad
+    mean_with_pads, std_with_pads = batch_norm_stats(residual, torch.ones_like(real))
+    mean_real, std_real = batch_norm_stats(residual, real)
+    rows = src.cpu().tolist()
+    return PaddedBatchStats(
+        texts=(source, other),
+        tokens=([tokenizer.token_text(i) for i in rows[0]], [tokenizer.token_text(i) for i in rows[1]]),
+        pad_mask=src_pad.cpu().numpy(),
+        residual=numpy(residual),
+        layer_mean=numpy(layer_mean),
+        layer_std=numpy(layer_std),
+        alone_mean=(alone_mean[0], alone_mean[1]),
+        alone_std=(alone_std[0], alone_std[1]),
+        batch_mean_with_pads=numpy(mean_with_pads),
+        batch_std_with_pads=numpy(std_with_pads),
+        batch_mean_real=numpy(mean_real),
+        batch_std_real=numpy(std_real),
+    )

@@ -1,0 +1,82 @@
+"""The masks panel: every stage of attention for the selected head, from the live model."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model.attention_batch import capture_padded_batch
+from model.checkpoint import load_checkpoint
+
+
+def masks_panel(harness):
+    harness.window.show_panel("masks")
+    harness.wait_idle()
+    return next(p for p in harness.window.panels if p.key == "masks")
+
+
+def test_stages_equal_the_model_and_minus_infinity_sits_exactly_on_the_mask(harness, tiny_checkpoint_path):
+    for _ in range(3):
+        harness.session.step_forward()
+        harness.wait_idle()
+    harness.session.set_kind("dec_self")
+    harness.session.select_head(1, 2)
+    panel = masks_panel(harness)
+    harness.wait_idle()
+    snapshot = harness.session.snapshot
+    target = snapshot.tokenizer.decode(snapshot.output_ids[:3])
+    checkpoint = load_checkpoint(tiny_checkpoint_path, "cpu")
+    [expected] = capture_padded_batch(checkpoint.model, checkpoint.tokenizer, [snapshot.source], [target])
+    dec = expected.attention["dec_self"]
+    cells = {stage: panel.cells[(0, stage)] for stage in ("raw", "scaled", "mask", "masked", "softmax")}
+    np.testing.assert_allclose(cells["raw"].shown, dec.scores[1, 2], atol=1e-5)
+    np.testing.assert_allclose(cells["scaled"].shown, dec.scores[1, 2] * dec.scale, atol=1e-5)
+    np.testing.assert_array_equal(cells["mask"].shown.astype(bool), dec.mask)
+    masked = cells["masked"].shown
+    np.testing.assert_array_equal(np.isneginf(masked), dec.mask)  # −∞ exactly where the mask says
+    drawn = cells["masked"].image.image
+    assert np.isnan(drawn[dec.mask]).all() and np.isfinite(drawn[~dec.mask]).all()  # drawn apart
+    np.testing.assert_allclose(cells["softmax"].image.image, dec.weights[1, 2], atol=1e-6)
+    # the causal mask: strictly above the diagonal
+    np.testing.assert_array_equal(dec.mask, np.triu(np.ones_like(dec.mask), 1))
+
+
+def test_removing_the_causal_mask_is_marked_and_changes_the_weights(harness):
+    for _ in range(3):
+        harness.session.step_forward()
+        harness.wait_idle()
+    harness.session.set_kind("dec_self")
+    panel = masks_panel(harness)
+    before = panel.cells[(0, "softmax")].image.image.copy()
+    panel.no_causal.setChecked(True)
+    harness.wait_idle()
+    assert panel.what_if_banner.isVisible()
+    after = panel.cells[(0, "softmax")].image.image
+    assert not panel.cells[(0, "mask")].shown.any()
+    assert (after[0, 1:] > 0).all() and (before[0, 1:] == 0).all()  # the first query now sees the future
+    panel.no_causal.setChecked(False)
+    harness.wait_idle()
+    assert not panel.what_if_banner.isVisible()
+
+
+def test_padded_batch_shows_key_padding_masks(harness):
+    harness.session.set_kind("enc_self")
+    panel = masks_panel(harness)
+    panel.batch.setChecked(True)
+    harness.wait_idle()
+    assert len(panel.items) == 2
+    short = panel.items[1]
+    real = len(short.source) + 1
+    mask = panel.cells[(1, "mask")].shown.astype(bool)
+    assert mask[:, real:].all() and not mask[:, :real].any()  # padding keys hidden, and only they
+    assert (panel.cells[(1, "softmax")].image.image[:, real:] == 0).all()
+
+
+def test_teacher_forced_target_shows_per_position_loss(harness):
+    panel = masks_panel(harness)
+    panel.mode.setCurrentIndex(1)
+    panel.target.setText("fedcba")
+    panel.target.editingFinished.emit()
+    harness.wait_idle()
+    item = panel.items[0]
+    assert item.target == "fedcba" and len(item.loss) == 7
+    assert "mean" in panel.loss_label.text() and f"{np.nanmean(item.loss):.3f}" in panel.loss_label.text()

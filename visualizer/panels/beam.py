@@ -1,0 +1,587 @@
+"""Beam search drawn as a tree, and the cross-attention of any hypothesis in it.
+
+The engine records the whole search (``snapshot.beam``): every candidate it kept, finished or
+pruned, with its cumulative log-probability. Columns are output steps; each box is one
+token. The tree grows as the user steps: nodes past the shown step are hidden (or, on
+request, drawn faintly). Clicking a box runs the decoder teacher-forced over that
+hypothesis's tokens on the worker and shows the cross-attention it paid to the source.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+import torch
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QTransform
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGraphicsPathItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from model.decoding import BeamNode, BeamResult
+from model.engine import record_encoder, stack
+from model.tokenizer import CharTokenizer
+from model.transformer import NO_INTERVENTIONS, Interventions, Transformer
+from visualizer.panels.base import ConceptPanel
+from visualizer.session import Session
+from visualizer.widgets.controls import STRATEGY_LABELS
+from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
+
+
+@dataclass(frozen=True)
+class NodeStyle:
+    fill: str
+    border: str
+    text: str
+    score: str  # the log-probability's colour, quieter than the token's
+    border_width: float = 1.0
+
+
+STYLES = {
+    "kept": NodeStyle("#2f4a6d", "#7fa7d9", "#ffffff", "#c4d6ee"),
+    "finished": NodeStyle("#1e5a32", "#5bd17a", "#ffffff", "#c8efd2"),
+    "pruned": NodeStyle("#2a2a2a", "#5c5c5c", "#8f8f8f", "#767676"),
+}
+BEST_COLOR = "#ffb300"  # the hypothesis the model outputs: its boxes' borders and edges
+SELECTED_COLOR = "#4fc3f7"  # the hypothesis whose attention is shown
+EDGE_COLORS = {"kept": "#7d8ea6", "finished": "#5bd17a", "pruned": "#4d4d4d"}
+CURRENT_COLUMN = "#2b3340"  # band behind the shown step's column
+FUTURE_OPACITY = 0.2
+NODE_HEIGHT, ROW_PITCH, COLUMN_GAP = 21.0, 25.0, 34.0
+MIN_SCALE = 0.75  # the tree shrinks at most this far to fit its height; below, it scrolls
+
+TEXT = {
+    "en": {
+        "not_beam": "The decoding strategy is <b>{strategy}</b>: it follows one hypothesis, so there is "
+        "no tree to draw. Beam search keeps several hypotheses at once.",
+        "switch": "Switch to beam search",
+        "strategies": STRATEGY_LABELS,
+        "no_tree": "Take a step (→): beam search runs at the first step, and its tree grows here as you "
+        "step.",
+        "legend": "<span style='color:#7fa7d9'>■</span> in the beam &nbsp; "
+        "<span style='color:#5bd17a'>■</span> finished (&lt;eos&gt;) &nbsp; "
+        "<span style='color:#8a8a8a'>■</span> pruned &nbsp; "
+        "<span style='color:#ffb300'>━</span> best hypothesis &nbsp; "
+        "<span style='color:#4fc3f7'>▢</span> shown below &nbsp;·&nbsp; click a box to see its attention",
+        "future": "Show later steps (faint)",
+        "layer": "Layer",
+        "head": "Head",
+        "mean": "mean",
+        "start": "start",
+        "step": "step {n}",
+        "status": {"kept": "in the beam", "finished": "finished", "pruned": "pruned"},
+        "title": "“{text}” · log p = {score} · {status} · layer {layer} · {head}",
+        "head_name": "head {n}",
+        "mean_name": "mean of heads",
+        "root_title": "The start (&lt;bos&gt;): no token written yet. Click a later box.",
+        "computing": "computing the attention of “{text}”…",
+        "rows": "token written",
+        "columns": "source",
+    },
+    "zh": {
+        "not_beam": "当前解码策略是<b>{strategy}</b>：它只沿一个假设前进，没有树可画。"
+        "束搜索同时保留多个假设。",
+        "switch": "切换到束搜索",
+        "strategies": {
+            "greedy": "贪心",
+            "sample": "温度采样",
+            "topk": "top-k 采样",
+            "topp": "top-p（核）采样",
+        },
+        "no_tree": "按一步（→）：束搜索在第一步运行，它的树会随着逐步前进在这里展开。",
+        "legend": "<span style='color:#7fa7d9'>■</span> 在束中 &nbsp; "
+        "<span style='color:#5bd17a'>■</span> 已完成（&lt;eos&gt;）&nbsp; "
+        "<span style='color:#8a8a8a'>■</span> 已剪枝 &nbsp; "
+        "<span style='color:#ffb300'>━</span> 最佳假设 &nbsp; "
+        "<span style='color:#4fc3f7'>▢</span> 下方显示的假设 &nbsp;·&nbsp; 点击方框查看它的注意力",
+        "future": "显示之后的步（淡化）",
+        "layer": "层",
+        "head": "头",
+        "mean": "平均",
+        "start": "起点",
+        "step": "第 {n} 步",
+        "status": {"kept": "在束中", "finished": "已完成", "pruned": "已剪枝"},
+        "title": "“{text}” · 对数概率 {score} · {status} · 第 {layer} 层 · {head}",
+        "head_name": "头 {n}",
+        "mean_name": "各头平均",
+        "root_title": "起点（&lt;bos&gt;）：还没有写出词元。请点击后面的方框。",
+        "computing": "正在计算“{text}”的注意力…",
+        "rows": "写出的词元",
+        "columns": "源文本",
+    },
+}
+
+
+def signed(value: float) -> str:
+    """A log-probability as printed on the tree: two decimals, a true minus sign."""
+    return f"{value:.2f}".replace("-", "−")
+
+
+# -- the model side: runs on the worker thread ------------------------------------------------
+@torch.no_grad()
+def hypothesis_cross_attention(
+    model: Transformer,
+    tokenizer: CharTokenizer,
+    source: str,
+    token_ids: list[int],
+    interventions: Interventions = NO_INTERVENTIONS,
+) -> np.ndarray:
+    """[L_dec, H, k, S]: the cross-attention of the decoder writing each of ``token_ids``.
+
+    Teacher-forced as in ``model.teacher_forcing.teacher_force``, but fed ids rather than text,
+    so a hypothesis that wrote a special token (<eos>, <unk>) is read exactly as it was
+    written. Row i is the decoder reading <bos>, t0 … t(i-1): the state that chose token i.
+    """
+    device = next(model.parameters()).device
+    encoded, _ = record_encoder(model, tokenizer, source, interventions, device)
+    inputs = torch.tensor([[tokenizer.bos_id, *token_ids[:-1]]], device=device)  # (1, k)
+    out = model.decode(inputs, encoded, capture=True, interventions=interventions)
+    return stack([layer.attention["cross"].weights[0] for layer in out.layers or []])  # (L, H, k, S)
+
+
+# -- the tree ---------------------------------------------------------------------------------
+def tree_rows(beam: BeamResult) -> dict[int, float]:
+    """A row for every node: each step's nodes in one block centred on row 0.
+
+    Within a step, nodes follow their parents' order, then score, so no two edges cross.
+    """
+    children: dict[int, list[BeamNode]] = defaultdict(list)
+    for node in beam.nodes[1:]:
+        children[node.parent].append(node)
+    rows = {0: 0.0}
+    column = [beam.nodes[0]]
+    while column:
+        column = [kid for parent in column for kid in sorted(children[parent.id], key=lambda n: -n.logprob)]
+        for i, node in enumerate(column):
+            rows[node.id] = i - (len(column) - 1) / 2
+    return rows
+
+
+def best_path(beam: BeamResult) -> set[int]:
+    """Ids of the nodes from the root to the best hypothesis."""
+    ids, node = set(), beam.nodes[beam.best_node]
+    while True:
+        ids.add(node.id)
+        if node.parent is None:
+            return ids
+        node = beam.nodes[node.parent]
+
+
+class NodeItem(QGraphicsRectItem):
+    """One hypothesis: a box with its last token and its cumulative log-probability."""
+
+    def __init__(self, node: BeamNode, label: tuple[str, str], width: float, fonts, on_best: bool) -> None:
+        super().__init__(0, 0, width, NODE_HEIGHT)
+        self.node = node
+        self.on_best = on_best
+        self.label = "  ".join(label)
+        style = STYLES[node.status]
+        self.setBrush(QBrush(QColor(style.fill)))
+        self.setPen(
+            QPen(QColor(BEST_COLOR if on_best else style.border), 2.5 if on_best else style.border_width)
+        )
+        token, score = (QGraphicsSimpleTextItem(part, self) for part in label)
+        for part, font, colour in ((token, fonts[0], style.text), (score, fonts[1], style.score)):
+            part.setFont(font)
+            part.setBrush(QBrush(QColor(colour)))
+        middle = NODE_HEIGHT / 2
+        token.setPos(7, middle - token.boundingRect().height() / 2)
+        score.setPos(width - 7 - score.boundingRect().width(), middle - score.boundingRect().height() / 2)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setZValue(2)
+
+
+class BeamTreeView(QGraphicsView):
+    """The search tree; emits ``node_clicked(id)`` when a box is clicked."""
+
+    node_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setScene(QGraphicsScene(self))
+        self.setBackgroundBrush(QColor(BACKGROUND))
+        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.node_font = QFont(self.font().family(), 10)
+        self.token_font = QFont(self.node_font)
+        self.token_font.setBold(True)
+        self.beam: BeamResult | None = None
+        self.items: dict[int, NodeItem] = {}
+        self.edges: dict[int, QGraphicsPathItem] = {}  # by child id
+        self.headers: dict[int, QGraphicsSimpleTextItem] = {}  # by step (-1 = the start)
+        self.band = QGraphicsRectItem()
+        self.outline = QGraphicsRectItem()
+
+    def build(self, beam: BeamResult, tokenizer: CharTokenizer, text: dict) -> None:
+        """Lay out every node of ``beam`` once; ``show_until`` then picks what is visible."""
+        scene = self.scene()
+        scene.clear()
+        self.beam, self.items, self.edges, self.headers = beam, {}, {}, {}
+        labels = {node.id: node_label(node, tokenizer) for node in beam.nodes}
+        fonts = (self.token_font, self.node_font)
+        widths = [
+            max(QFontMetricsF(font).horizontalAdvance(label[part]) for label in labels.values())
+            for part, font in enumerate(fonts)
+        ]
+        width = sum(widths) + 26
+        pitch = width + COLUMN_GAP
+        rows = tree_rows(beam)
+        top = min(rows.values()) * ROW_PITCH
+        bottom = max(rows.values()) * ROW_PITCH + NODE_HEIGHT
+        on_best = best_path(beam)
+        for node in beam.nodes:
+            item = NodeItem(node, labels[node.id], width, fonts, node.id in on_best)
+            item.setPos((node.step + 1) * pitch, rows[node.id] * ROW_PITCH)
+            item.setToolTip(node_tooltip(node, beam, tokenizer, text))
+            scene.addItem(item)
+            self.items[node.id] = item
+        for node in beam.nodes[1:]:
+            self.edges[node.id] = self.add_edge(self.items[node.parent], self.items[node.id], on_best)
+        for step in range(-1, max(node.step for node in beam.nodes) + 1):
+            header = scene.addSimpleText(text["start"] if step < 0 else text["step"].format(n=step + 1))
+            header.setFont(self.node_font)
+            header.setBrush(QBrush(QColor("#bbbbbb")))
+            header.setPos((step + 1) * pitch + (width - header.boundingRect().width()) / 2, top - 23)
+            self.headers[step] = header
+        self.band = scene.addRect(
+            QRectF(-6, top - 26, width + 12, bottom - top + 32), QPen(Qt.PenStyle.NoPen)
+        )
+        self.band.setBrush(QColor(CURRENT_COLUMN))
+        self.band.setData(0, pitch)
+        self.band.setZValue(-1)
+        self.outline = scene.addRect(
+            QRectF(-4, -4, width + 8, NODE_HEIGHT + 8), QPen(QColor(SELECTED_COLOR), 2)
+        )
+        self.outline.setZValue(3)
+        self.outline.hide()
+
+    def add_edge(self, parent: NodeItem, child: NodeItem, on_best: set[int]) -> QGraphicsPathItem:
+        start = parent.sceneBoundingRect()
+        end = child.sceneBoundingRect()
+        a, b = QPointF(start.right(), start.center().y()), QPointF(end.left(), end.center().y())
+        middle = (a.x() + b.x()) / 2
+        path = QPainterPath(a)
+        path.cubicTo(QPointF(middle, a.y()), QPointF(middle, b.y()), b)
+        best = child.node.id in on_best
+        pen = QPen(QColor(BEST_COLOR if best else EDGE_COLORS[child.node.status]), 3.0 if best else 1.4)
+        if child.node.status == "pruned":
+            pen.setStyle(Qt.PenStyle.DashLine)
+        edge = self.scene().addPath(path, pen)
+        edge.setZValue(1 if best else 0)
+        return edge
+
+    def show_until(self, cursor: int, show_future: bool, selected: int | None) -> None:
+        """Nodes up to step ``cursor`` as they are; later ones hidden or faint."""
+        for node_id, item in self.items.items():
+            future = item.node.step > cursor
+            item.setVisible(show_future or not future)
+            item.setOpacity(FUTURE_OPACITY if future else 1.0)
+            if node_id in self.edges:
+                self.edges[node_id].setVisible(item.isVisible())
+                self.edges[node_id].setOpacity(item.opacity())
+        for step, header in self.headers.items():
+            header.setVisible(show_future or step <= cursor)
+            header.setOpacity(FUTURE_OPACITY if step > cursor else 1.0)
+        pitch = self.band.data(0)
+        self.band.setPos((cursor + 1) * pitch, 0)
+        if selected is not None and selected in self.items:
+            self.outline.setPos(self.items[selected].pos())
+            self.outline.setVisible(self.items[selected].isVisible())
+        else:
+            self.outline.hide()
+        shown = [item.sceneBoundingRect() for item in self.items.values() if item.isVisible()]
+        shown += [h.sceneBoundingRect() for h in self.headers.values() if h.isVisible()]
+        rect = shown[0]
+        for other in shown[1:]:
+            rect = rect.united(other)
+        self.setSceneRect(rect.adjusted(-10, -6, 10, 6))
+        current = [item for item in self.items.values() if item.node.step == cursor and item.on_best]
+        self.fit_height()
+        if current:
+            self.ensureVisible(current[0], 60, 30)
+
+    def fit_height(self) -> None:
+        """Shrink the tree (down to MIN_SCALE) so that a whole step's column fits the height."""
+        height = self.sceneRect().height()
+        room = self.viewport().height()
+        scale = max(MIN_SCALE, min(1.0, room / height)) if height > 0 and room > 0 else 1.0
+        self.setTransform(QTransform.fromScale(scale, scale))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if self.items:
+            self.fit_height()
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        item = self.itemAt(event.position().toPoint())
+        while item is not None and not isinstance(item, NodeItem):
+            item = item.parentItem()
+        if isinstance(item, NodeItem) and event.button() == Qt.MouseButton.LeftButton:
+            self.node_clicked.emit(item.node.id)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+
+def node_label(node: BeamNode, tokenizer: CharTokenizer) -> tuple[str, str]:
+    token = "<bos>" if node.parent is None else display_token(tokenizer.token_text(node.token))
+    return token, signed(node.logprob)
+
+
+def hypothesis_text(beam: BeamResult, node_id: int, tokenizer: CharTokenizer) -> str:
+    path = beam.path(node_id)
+    text = tokenizer.decode(path)
+    return text + "<eos>" if path and path[-1] == tokenizer.eos_id else text
+
+
+def node_tooltip(node: BeamNode, beam: BeamResult, tokenizer: CharTokenizer, text: dict) -> str:
+    if node.parent is None:
+        return "<p>&lt;bos&gt;</p>"
+    return (
+        f"<p>“{html.escape(hypothesis_text(beam, node.id, tokenizer))}”<br>"
+        f"log p = {signed(node.logprob)} (p = {np.exp(node.logprob):.3g})<br>"
+        f"{text['status'][node.status]} · {text['step'].format(n=node.step + 1)}</p>"
+    )
+
+
+# -- the panel --------------------------------------------------------------------------------
+class BeamPanel(ConceptPanel):
+    key = "beam"
+    titles = {"en": "Beam search", "zh": "束搜索"}
+    explanations = {
+        "en": "<b>Beam search</b> keeps the <i>k</i> most probable partial outputs (hypotheses), not just "
+        "the single most likely token. Each step extends every hypothesis by every token, ranks all the "
+        "extensions by summed log-probability, keeps the best <i>k</i> and prunes the rest. A hypothesis "
+        "that writes &lt;eos&gt; is finished; the search stops when no open one can still beat the best "
+        "finished one. (The paper used a beam of 4 and a length penalty; this model ranks by the plain "
+        "sum.)<br>Columns are output steps; each box is a token and the cumulative log-probability of its "
+        "hypothesis; gold is the output. Click a box to see that hypothesis's cross-attention.",
+        "zh": "<b>束搜索</b>不只取最可能的一个词元，而是同时保留概率最高的 <i>k</i> 个部分输出（假设）。"
+        "每一步用所有词元扩展每个假设，按累积对数概率给全部扩展排序，留下前 <i>k</i> 个，其余剪枝。"
+        "写出 &lt;eos&gt; 的假设即告完成；当没有未完成的假设还能超过最好的已完成假设时，搜索停止。"
+        "（论文用束宽 4 并加长度惩罚；这个模型直接按对数概率之和排序。）"
+        "<br>每一列是一个输出步；每个方框是一个词元及其假设的累积对数概率；金色路径就是输出。"
+        "点击方框，可查看该假设对源文本的交叉注意力。",
+    }
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(session, parent)
+        self.selected: int | None = None  # a clicked node; None = follow the output at the shown step
+        self.built_for: tuple | None = None  # (beam, language) the tree was laid out for
+        self.shown: np.ndarray | None = None  # the heatmap's matrix
+
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.setStyleSheet("font-size: 11pt; padding: 8px;")
+        self.switch_button = QPushButton()
+        self.switch_button.clicked.connect(self.switch_to_beam)
+        self.outer.addWidget(self.notice)
+        button_row = QHBoxLayout()
+        button_row.setContentsMargins(8, 0, 0, 0)
+        button_row.addWidget(self.switch_button)
+        button_row.addStretch(1)
+        self.outer.addLayout(button_row)
+
+        self.content = QWidget()
+        content = QVBoxLayout(self.content)
+        content.setContentsMargins(0, 0, 0, 0)
+        controls = QHBoxLayout()
+        self.legend = QLabel()
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        controls.addWidget(self.legend, 1)
+        self.future_box = QCheckBox()
+        self.future_box.toggled.connect(self.on_state_changed)
+        controls.addWidget(self.future_box)
+        controls.addSpacing(12)
+        self.layer_caption, self.head_caption = QLabel(), QLabel()
+        self.layer_combo, self.head_combo = QComboBox(), QComboBox()
+        for caption, combo in ((self.layer_caption, self.layer_combo), (self.head_caption, self.head_combo)):
+            controls.addWidget(caption)
+            controls.addWidget(combo)
+            combo.activated.connect(self.on_head_chosen)
+        content.addLayout(controls)
+
+        self.tree = BeamTreeView()
+        self.tree.node_clicked.connect(self.select_node)
+        self.heat = pg.GraphicsLayoutWidget()
+        self.heat.setBackground(BACKGROUND)
+        self.heat_title = self.heat.ci.addLabel("", row=0, col=0, colspan=2, color="#eeeeee", size="10pt")
+        plot = self.heat.ci.addPlot(row=1, col=0)
+        self.matrix = MatrixPlot(plot, session.colormap)
+        self.colormap = session.colormap
+        for side in ("left", "bottom"):
+            plot.getAxis(side).setTextPen("#dddddd")
+            plot.getAxis(side).setStyle(tickFont=QFont("DejaVu Sans", 10), hideOverlappingLabels=False)
+        self.colorbar = pg.ColorBarItem(
+            values=(0, 1), colorMap=pg.colormap.get(session.colormap), interactive=False, width=14
+        )
+        self.colorbar.setImageItem(self.matrix.image)
+        self.heat.ci.addItem(self.colorbar, row=1, col=1)
+        self.heat.ci.layout.setColumnMinimumWidth(1, 60)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.tree)
+        splitter.addWidget(self.heat)
+        splitter.setChildrenCollapsible(False)
+        self.tree.setMinimumHeight(120)
+        self.heat.setMinimumHeight(160)
+        splitter.setSizes([540, 460])  # kept in proportion when the splitter is first laid out
+        content.addWidget(splitter, 1)
+        self.outer.addWidget(self.content, 1)
+        self.outer.addStretch(0)  # keeps the notice at the top while the tree is hidden
+        session.settings_changed.connect(self.on_state_changed)
+        session.model_changed.connect(self.on_model_changed)
+
+    def detach(self) -> None:
+        self.session.settings_changed.disconnect(self.on_state_changed)
+        self.session.model_changed.disconnect(self.on_model_changed)
+        super().detach()
+
+    @property
+    def text(self) -> dict:
+        return TEXT.get(self.session.language, TEXT["en"])
+
+    # -- user actions ---------------------------------------------------------------------
+    def switch_to_beam(self) -> None:
+        self.session.set_settings(self.session.with_settings(strategy="beam"))
+
+    def select_node(self, node_id: int) -> None:
+        """Show the attention of hypothesis ``node_id`` of the shown tree."""
+        self.selected = node_id
+        self.on_state_changed()
+
+    def on_head_chosen(self) -> None:
+        self.session.select_head(self.layer_combo.currentIndex(), self.head_combo.currentData())
+
+    def on_model_changed(self, _model) -> None:
+        self.built_for = None
+        self.selected = None
+
+    # -- drawing --------------------------------------------------------------------------
+    def refresh(self) -> None:
+        session, text = self.session, self.text
+        snapshot = session.snapshot
+        self.retranslate()
+        beam_on = session.settings.strategy == "beam"
+        beam = snapshot.beam if snapshot is not None and beam_on else None
+        self.switch_button.setVisible(not beam_on)
+        self.notice.setVisible(beam is None)
+        self.content.setVisible(beam is not None)
+        if not beam_on:
+            strategy = text["strategies"].get(session.settings.strategy, session.settings.strategy)
+            self.notice.setText(text["not_beam"].format(strategy=strategy))
+            return
+        if beam is None:
+            self.notice.setText(text["no_tree"])
+            return
+        if self.built_for is None or self.built_for[0] is not beam or self.built_for[1] != session.language:
+            if self.built_for is None or self.built_for[0] is not beam:
+                self.selected = None
+            self.tree.build(beam, snapshot.tokenizer, text)
+            self.built_for = (beam, session.language)
+        node_id = self.shown_node(beam, session.cursor)
+        self.tree.show_until(session.cursor, self.future_box.isChecked(), node_id)
+        self.show_attention(beam, node_id)
+
+    def retranslate(self) -> None:
+        text = self.text
+        self.switch_button.setText(text["switch"])
+        self.legend.setText(text["legend"])
+        self.future_box.setText(text["future"])
+        self.layer_caption.setText(text["layer"])
+        self.head_caption.setText(text["head"])
+        self.matrix.plot.setLabel("left", text["rows"])
+        self.matrix.plot.setLabel("bottom", text["columns"])
+        if self.colormap != self.session.colormap:
+            self.colormap = self.session.colormap
+            self.matrix.set_colormap(self.colormap)
+            self.colorbar.setColorMap(pg.colormap.get(self.colormap))
+        model = self.session.model
+        if model is None:
+            return
+        layers, heads = model.config.n_decoder_layers, model.config.n_heads
+        if self.layer_combo.count() != layers:
+            self.layer_combo.clear()
+            self.layer_combo.addItems([str(i + 1) for i in range(layers)])
+        self.head_combo.clear()  # refilled: the "mean" entry follows the language
+        self.head_combo.addItem(text["mean"], None)
+        for head in range(heads):
+            self.head_combo.addItem(str(head + 1), head)
+        self.layer_combo.setCurrentIndex(min(self.session.layer, layers - 1))
+        self.head_combo.setCurrentIndex(0 if self.session.head is None else self.session.head + 1)
+
+    def shown_node(self, beam: BeamResult, cursor: int) -> int:
+        """The clicked node, or else the output's hypothesis at the shown step."""
+        if self.selected is not None and self.selected < len(beam.nodes):
+            return self.selected
+        on_path = [beam.nodes[i] for i in best_path(beam)]
+        return max((n for n in on_path if n.step <= cursor), key=lambda n: n.step).id
+
+    def show_attention(self, beam: BeamResult, node_id: int) -> None:
+        """Ask for (or draw) the cross-attention of the hypothesis ending at ``node_id``."""
+        session, text, snapshot = self.session, self.text, self.session.snapshot
+        tokenizer = snapshot.tokenizer
+        path = beam.path(node_id)
+        self.shown = None
+        if not path:
+            self.clear_heatmap(text["root_title"])
+            return
+        # a prefix of the best hypothesis reads the same rows as the whole of it (causal mask)
+        asked = beam.path(beam.best_node) if node_id in best_path(beam) else path
+        key = ("beam-attention", snapshot.source, snapshot.interventions, tuple(asked))
+        cross = session.computed.get(key)
+        hypothesis = hypothesis_text(beam, node_id, tokenizer)
+        if cross is None:
+            session.compute(key, attention_job(snapshot.source, asked, snapshot.interventions))
+            self.clear_heatmap(text["computing"].format(text=html.escape(hypothesis)))
+            return
+        layer = min(session.layer, cross.shape[0] - 1)
+        weights = cross[layer].mean(0) if session.head is None else cross[layer, session.head]
+        self.shown = weights[: len(path)]
+        self.matrix.show_matrix(self.shown, None)
+        rows = [tokenizer.token_text(token) for token in path]
+        self.matrix.set_ticks(rows, snapshot.encoder.tokens)
+        node = beam.nodes[node_id]
+        head = text["mean_name"] if session.head is None else text["head_name"].format(n=session.head + 1)
+        self.heat_title.setText(
+            text["title"].format(
+                text=html.escape(hypothesis),
+                score=signed(node.logprob),
+                status=text["status"][node.status],
+                layer=layer + 1,
+                head=head,
+            )
+        )
+
+    def clear_heatmap(self, title: str) -> None:
+        self.matrix.image.clear()
+        self.matrix.shape = None
+        self.matrix.row_outline.hide()
+        self.heat_title.setText(title)
+
+
+def attention_job(source: str, token_ids: list[int], interventions: Interventions):
+    """The worker's job for one hypothesis (plain data in, a numpy array out; no Qt)."""
+
+    def job(checkpoint, _snapshot) -> np.ndarray:
+        return hypothesis_cross_attention(
+            checkpoint.model, checkpoint.tokenizer, source, list(token_ids), interventions
+        )
+
+    return job

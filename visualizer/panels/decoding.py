@@ -1,0 +1,485 @@
+"""Decoding: the shown step's next-token distribution, and what the decoding settings make of it.
+
+Two bars per candidate token: the model's own probability (``StepRecord.probs``, as recorded)
+and the distribution after temperature / top-k / top-p, recomputed live from the step's
+logits with the session's settings (``next_token_distribution``: cheap, pure torch), so a
+change of settings shows at once, before the regenerated steps arrive. Tokens the settings
+cut off are greyed; the chosen token is outlined and labelled. Clicking a bar forces that
+token at this step (``Session.force_token``: a branch).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+import torch
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton
+
+from model.decoding import DecodingSettings, next_token_distribution
+from model.engine import StepRecord
+from model.tokenizer import CharTokenizer
+from visualizer.events import Subscriptions
+from visualizer.panels.base import ConceptPanel
+from visualizer.session import Session
+from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token
+
+TOP = 30  # bars for the most likely tokens; the rest of the mass is one more bar
+MODEL_COLOR = "#6f8fd8"
+FILTERED_COLOR = "#ffb300"
+CUT_COLOR = "#4a4a4a"
+CUT_SHADE = (255, 255, 255, 22)
+FORCED_COLOR = "#4fc3f7"  # as the timeline marks forced steps
+BAR_WIDTH = 0.4  # each of the two series; a candidate's pair spans 0.8
+LOWEST_LOG_FLOOR = -40  # the log axis starts a decade below the smallest bar, but not below 10^-40
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+@dataclass(frozen=True)
+class Bars:
+    """What the chart shows for one step, Qt-free: one entry per bar, the rest last."""
+
+    token_ids: list[int | None]  # None for the "rest" bar
+    labels: list[str]
+    model: np.ndarray  # the model's probability of each bar (the rest: its total mass)
+    filtered: np.ndarray  # the same after temperature / top-k / top-p
+    chosen: int  # index of the chosen token's bar (one of the top, or its own bar before the rest)
+    model_full: np.ndarray  # [V] the model's distribution
+    filtered_full: np.ndarray  # [V] after the settings
+
+    @property
+    def kept(self) -> np.ndarray:
+        return self.filtered > 0
+
+
+def bar_data(step: StepRecord, settings: DecodingSettings, tokenizer: CharTokenizer, top: int = TOP) -> Bars:
+    """The top ``top`` tokens by the model's probability, the chosen one if it ranks below, the rest."""
+    probs = np.asarray(step.probs, dtype=np.float64)
+    _, filtered = next_token_distribution(torch.from_numpy(step.logits.copy()), settings)
+    filtered = filtered.double().cpu().numpy()
+    order = np.argsort(-probs, kind="stable")
+    shown = [int(i) for i in order[:top]]
+    if step.token_id not in shown:  # a forced or unlikely sampled token: give it its own bar
+        shown.append(int(step.token_id))
+    rest = np.ones(len(probs), dtype=bool)
+    rest[shown] = False
+    token_ids: list[int | None] = list(shown)
+    model = list(probs[shown])
+    filtered_bars = list(filtered[shown])
+    if rest.any():
+        token_ids.append(None)
+        model.append(probs[rest].sum())
+        filtered_bars.append(filtered[rest].sum())
+    labels = [display_token(tokenizer.token_text(i)) if i is not None else "" for i in token_ids]
+    return Bars(
+        token_ids,
+        labels,
+        np.array(model),
+        np.array(filtered_bars),
+        shown.index(int(step.token_id)),
+        probs,
+        filtered,
+    )
+
+
+def entropy(p: np.ndarray) -> float:
+    """Entropy in nats of a probability vector (0 log 0 = 0)."""
+    p = p[p > 0]
+    nats = float(-(p * np.log(p)).sum())
+    return nats if nats > 0 else 0.0  # a certain choice: 0, never "-0.000"
+
+
+TEXT = {
+    "en": {
+        "no_model": "Open a model to see its next-token distribution.",
+        "no_step": "No token has been chosen yet: press Step (→) to run the first decoder step.",
+        "heading": "Step {step}: the decoder read <b>{input}</b> and chose <b>{token}</b>{how}",
+        "forced": " (forced by you)",
+        "sampled": ", p = {p:.3f}",
+        "rest": "rest",
+        "model": "model p",
+        "filtered": "after the settings",
+        "in_rest": ". It ranks {rank} of {vocab} and is drawn as its own bar, left of the rest.",
+        "entropy": "Entropy of the model's distribution: <b>{nats:.3f} nats = {bits:.3f} bits</b> "
+        "(as uncertain as a fair choice among {perplexity:.1f} tokens). "
+        "After the settings: <b>{fnats:.3f} nats = {fbits:.3f} bits</b> ({fperplexity:.1f}); "
+        "{kept} of {vocab} tokens can be drawn.",
+        "greedy": "Greedy: always the most likely token; temperature, top-k and top-p are not used.",
+        "beam": "Beam search, width {width}: the token comes from the best hypothesis (see the Beam "
+        "panel), so it need not be this step's most likely one; the model's probabilities are used "
+        "as they are.",
+        "sample": "Sampling at temperature {t:g} from the whole vocabulary (seed {seed}).",
+        "topk": "Top-k sampling: temperature {t:g}, keep the {k} most likely tokens, renormalise and "
+        "draw (seed {seed}).",
+        "topp": "Top-p (nucleus) sampling: temperature {t:g}, keep the smallest set of most likely "
+        "tokens whose probability reaches {p:g}, renormalise and draw (seed {seed}).",
+        "pending": " <i>The steps are being regenerated with these settings; the token shown was "
+        "chosen with the previous ones.</i>",
+        "hint": "Click a candidate's bar to force it at this step: a branch, later steps are dropped "
+        "and Step continues from your choice.",
+        "undo": "Undo forcing",
+        "undo_tip": "Regenerate up to this step with the model's own choices (drops every forced token)",
+        "hover": "{token}: rank {rank}, model p = {p:.4f}, after the settings {f:.4f}{cut} — click to force",
+        "hover_rest": "rest: {n} less likely tokens together, model p = {p:.4f}, after the settings {f:.4f}",
+        "cut": " (cut off)",
+        "cut_legend": "cut off",
+        "log": "log scale",
+        "log_tip": "Probabilities on a logarithmic axis, down to 10⁻⁸: shows the unlikely tokens too",
+        "chosen_legend": "chosen",
+        "forced_legend": "forced",
+    },
+    "zh": {
+        "no_model": "请先打开一个模型，才能看到它的下一个词元分布。",
+        "no_step": "还没有选出任何词元：按“单步”（→）运行解码器的第一步。",
+        "heading": "第 {step} 步：解码器读入 <b>{input}</b>，选出 <b>{token}</b>{how}",
+        "forced": "（由你强制指定）",
+        "sampled": "，p = {p:.3f}",
+        "rest": "其余",
+        "model": "模型概率",
+        "filtered": "按设置处理后",
+        "in_rest": "。它在 {vocab} 个词元中排第 {rank}，单独画成一根柱子，位于“其余”左边。",
+        "entropy": "模型分布的熵：<b>{nats:.3f} 奈特 = {bits:.3f} 比特</b>"
+        "（不确定程度相当于在 {perplexity:.1f} 个词元中均匀地选）。"
+        "按设置处理后：<b>{fnats:.3f} 奈特 = {fbits:.3f} 比特</b>（{fperplexity:.1f}）；"
+        "{vocab} 个词元中有 {kept} 个可能被抽到。",
+        "greedy": "贪心解码：总是取概率最大的词元；温度、top-k 和 top-p 都不起作用。",
+        "beam": "束搜索，束宽 {width}：词元取自得分最高的假设（见“束搜索”面板），"
+        "所以不一定是这一步概率最大的词元；直接使用模型的概率。",
+        "sample": "按温度 {t:g} 在整个词表上采样（随机种子 {seed}）。",
+        "topk": "Top-k 采样：温度 {t:g}，只保留概率最大的 {k} 个词元，重新归一化后抽取（随机种子 {seed}）。",
+        "topp": "Top-p（核）采样：温度 {t:g}，保留累计概率达到 {p:g} 的最少的高概率词元，"
+        "重新归一化后抽取（随机种子 {seed}）。",
+        "pending": " <i>正在用这些设置重新生成；图中所选的词元还是按之前的设置选出的。</i>",
+        "hint": "点击某个候选词元的柱子，就在这一步强制选它：这是一个分支，之后的步骤会被丢弃，"
+        "再按“单步”就从你的选择继续生成。",
+        "undo": "撤销强制",
+        "undo_tip": "按模型自己的选择重新生成到这一步（去掉所有被强制的词元）",
+        "hover": "{token}：排第 {rank}，模型概率 {p:.4f}，按设置处理后 {f:.4f}{cut} —— 点击即强制选它",
+        "hover_rest": "其余：{n} 个概率较小的词元合计，模型概率 {p:.4f}，按设置处理后 {f:.4f}",
+        "cut": "（已被截掉）",
+        "cut_legend": "被截掉",
+        "log": "对数坐标",
+        "log_tip": "用对数坐标画概率（低至 10⁻⁸），概率很小的词元也看得见",
+        "chosen_legend": "选中",
+        "forced_legend": "强制",
+    },
+}
+
+
+def describe_settings(settings: DecodingSettings, language: str) -> str:
+    text = TEXT[language][settings.strategy]
+    return text.format(
+        t=settings.temperature,
+        k=settings.top_k,
+        p=settings.top_p,
+        seed=settings.seed,
+        width=settings.beam_width,
+    )
+
+
+def log_floor(*series: np.ndarray) -> int:
+    """The power of ten the log axis starts at: a decade below the smallest positive bar."""
+    smallest = min(float(p[p > 0].min()) for p in series if (p > 0).any())
+    return int(np.clip(math.floor(math.log10(smallest)) - 1, LOWEST_LOG_FLOOR, -2))
+
+
+def bar_extent(p: np.ndarray, floor: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(y0, height) of bars for probabilities ``p``: from 0, or on a log axis from 10^floor."""
+    if floor is None:
+        return np.zeros_like(p), p
+    with np.errstate(divide="ignore"):
+        top = np.maximum(np.log10(p), floor)  # probability 0: no bar
+    return np.full_like(p, floor), top - floor
+
+
+def probability_ticks(floor: int | None, ceiling: float) -> list | None:
+    """Powers of ten on a log axis; on the linear one none above 1 (that is the label's room)."""
+    if floor is not None:
+        step = max(1, math.ceil(-floor / 10))
+        return [[(float(k), f"10{superscript(k)}") for k in range(0, floor - 1, -step)]]
+    if ceiling > 1:
+        return [[(v / 10, f"{v / 10:.1f}") for v in range(0, 11, 2)], [(v / 10, "") for v in range(11)]]
+    return None  # pyqtgraph's own, for a flat distribution
+
+
+def superscript(k: int) -> str:
+    return str(k).translate(SUPERSCRIPTS)
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class DecodingPanel(ConceptPanel):
+    key = "decoding"
+    titles = {"en": "Decoding", "zh": "解码"}
+    explanations = {
+        "en": (
+            "<b>From a distribution to a token.</b> Each decoder step ends in a softmax over the "
+            "whole vocabulary: a probability for every possible next character. Something must "
+            "still pick one. <i>Greedy</i> decoding takes the most likely; <i>sampling</i> draws at "
+            "random after dividing the logits by the <i>temperature</i> T (T &lt; 1 sharpens, "
+            "T &gt; 1 flattens); <i>top-k</i> keeps only the k most likely tokens and <i>top-p</i> "
+            "(nucleus) the smallest set whose probability reaches p, then renormalises. The "
+            "<i>entropy</i> says how unsure the model is. Below, for the shown step: "
+            "<span style='color:#6f8fd8'>blue</span>, the model's probabilities (top 30, then the "
+            "rest together); <span style='color:#ffb300'>amber</span>, the distribution after the "
+            "settings, recomputed as you change them; grey, the tokens they cut off."
+        ),
+        "zh": (
+            "<b>从概率分布到一个词元。</b>解码器每一步最后都是对整个词表做 softmax："
+            "给每个可能的下一个字符一个概率。但总得有办法从中挑出一个。<i>贪心</i>解码取概率最大的；"
+            "<i>采样</i>先把 logits 除以<i>温度</i> T（T &lt; 1 使分布更尖，T &gt; 1 使它更平）再随机抽取；"
+            "<i>top-k</i> 只保留概率最大的 k 个词元，<i>top-p</i>（核采样）保留累计概率达到 p "
+            "的最少词元，然后重新归一化。<i>熵</i>衡量模型有多不确定。下图是当前这一步："
+            "<span style='color:#6f8fd8'>蓝色</span>是模型的概率（前 30 个，其余合为一根）；"
+            "<span style='color:#ffb300'>琥珀色</span>是按解码设置处理后的分布，改设置时立即重算；"
+            "灰色是被设置截掉的词元。"
+        ),
+    }
+
+    def __init__(self, session: Session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.bars: Bars | None = None
+        self.log_floor: int | None = None  # the log axis's lowest power of ten; None: linear
+        top_row = QHBoxLayout()
+        self.heading = QLabel()
+        self.heading.setTextFormat(Qt.TextFormat.RichText)
+        self.heading.setWordWrap(True)
+        self.heading.setStyleSheet("font-size: 12pt; padding: 2px 4px;")
+        top_row.addWidget(self.heading, 1)
+        self.legend = QLabel()  # a QLabel, not pyqtgraph's legend: clicking that hides a series
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        top_row.addWidget(self.legend, 0, Qt.AlignmentFlag.AlignBottom)
+        self.outer.addLayout(top_row)
+        self.plot_widget = pg.PlotWidget(background=BACKGROUND)
+        self.plot_widget.setMinimumHeight(220)
+        self.outer.addWidget(self.plot_widget, 1)
+        self.build_plot(self.plot_widget.getPlotItem())
+        self.info = QLabel()
+        self.info.setTextFormat(Qt.TextFormat.RichText)
+        self.info.setWordWrap(True)
+        self.info.setStyleSheet("padding: 2px 4px;")
+        self.outer.addWidget(self.info)
+        row = QHBoxLayout()
+        self.hint = QLabel()
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet("color: #888; padding: 2px 4px;")
+        row.addWidget(self.hint, 1)
+        self.log_scale = QCheckBox()
+        self.log_scale.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.log_scale.toggled.connect(self.on_state_changed)
+        row.addWidget(self.log_scale)
+        self.undo_button = QPushButton()
+        self.undo_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.undo_button.clicked.connect(self.undo_forcing)
+        row.addWidget(self.undo_button)
+        self.outer.addLayout(row)
+        self.hover = QLabel(" ")
+        self.hover.setStyleSheet("font-family: monospace; padding: 2px 4px;")
+        self.outer.addWidget(self.hover)
+        self.plot.scene().sigMouseClicked.connect(self.on_click)
+        self.plot.scene().sigMouseMoved.connect(self.on_mouse_moved)
+        self.extra_subscriptions = Subscriptions((session.settings_changed, self.on_state_changed))
+
+    def build_plot(self, plot: pg.PlotItem) -> None:
+        self.plot = plot
+        plot.setMouseEnabled(x=False, y=False)
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.showGrid(y=True, alpha=0.15)
+        for side, size in (("left", 10), ("bottom", 9)):  # 9 pt: "<eos>" fits its slot at 1280 px
+            axis = plot.getAxis(side)
+            axis.setTextPen("#dddddd")
+            axis.setStyle(tickFont=QFont("DejaVu Sans", size), hideOverlappingLabels=False)
+        self.shade = pg.BarGraphItem(x=[0], height=[0], width=0.9, brush=pg.mkBrush(*CUT_SHADE), pen=None)
+        self.model_bars = pg.BarGraphItem(x=[0], height=[0], width=BAR_WIDTH, brush=MODEL_COLOR)
+        self.filtered_bars = pg.BarGraphItem(x=[0], height=[0], width=BAR_WIDTH, brush=FILTERED_COLOR)
+        for item in (self.shade, self.model_bars, self.filtered_bars):
+            plot.addItem(item)
+        self.marker = pg.TextItem("", anchor=(0.5, 1.0))
+        self.marker.setFont(QFont("DejaVu Sans", 10, QFont.Weight.Bold))
+        plot.addItem(self.marker)
+
+    def detach(self) -> None:
+        self.extra_subscriptions.close()
+        super().detach()
+
+    def text(self, name: str) -> str:
+        return TEXT[self.session.language][name]
+
+    def legend_text(self) -> str:
+        entries = (
+            (MODEL_COLOR, "■", "model"),
+            (FILTERED_COLOR, "■", "filtered"),
+            (CUT_COLOR, "■", "cut_legend"),
+            (HIGHLIGHT_COLOR, "□", "chosen_legend"),
+            (FORCED_COLOR, "□", "forced_legend"),
+        )
+        return " &nbsp; ".join(
+            f"<span style='color:{color}; font-size:14pt'>{mark}</span> {self.text(name)}"
+            for color, mark, name in entries
+        )
+
+    # -- drawing --------------------------------------------------------------------------
+    def refresh(self) -> None:
+        session = self.session
+        language = session.language
+        self.hint.setText(self.text("hint"))
+        self.undo_button.setText(self.text("undo"))
+        self.log_scale.setText(self.text("log"))
+        self.log_scale.setToolTip(self.text("log_tip"))
+        self.undo_button.setToolTip(self.text("undo_tip"))
+        self.legend.setText(self.legend_text())
+        snapshot = session.snapshot
+        forced_before = snapshot is not None and any(s.forced for s in snapshot.steps[: session.cursor + 1])
+        self.undo_button.setEnabled(forced_before)
+        if snapshot is None or not 0 <= session.cursor < len(snapshot.steps):
+            self.bars = None
+            self.show_nothing(self.text("no_model" if snapshot is None else "no_step"))
+            return
+        step = snapshot.steps[session.cursor]
+        tokenizer = snapshot.tokenizer
+        self.bars = bars = bar_data(step, session.settings, tokenizer)
+        self.draw_bars(bars, step.forced)
+        token = escape(display_token(tokenizer.token_text(step.token_id)))
+        how = self.text("forced") if step.forced else self.text("sampled").format(p=step.probs[step.token_id])
+        heading = self.text("heading").format(
+            step=session.cursor + 1,
+            input=escape(display_token(tokenizer.token_text(step.input_id))),
+            token=token,
+            how=how,
+        )
+        if bars.chosen >= TOP:
+            rank = int((step.probs > step.probs[step.token_id]).sum()) + 1
+            heading += self.text("in_rest").format(rank=rank, vocab=len(step.probs))
+        self.heading.setText(heading)
+        nats, fnats = entropy(bars.model_full), entropy(bars.filtered_full)
+        info = self.text("entropy").format(
+            nats=nats,
+            bits=nats / math.log(2),
+            perplexity=math.exp(nats),
+            fnats=fnats,
+            fbits=fnats / math.log(2),
+            fperplexity=math.exp(fnats),
+            kept=int((bars.filtered_full > 0).sum()),
+            vocab=len(bars.filtered_full),
+        )
+        settings = describe_settings(session.settings, language)
+        if snapshot.settings != session.settings:
+            settings += self.text("pending")
+        self.info.setText(f"{info}<br>{settings}")
+
+    def show_nothing(self, message: str) -> None:
+        self.heading.setText(message)
+        self.info.setText(describe_settings(self.session.settings, self.session.language))
+        for item in (self.shade, self.model_bars, self.filtered_bars, self.marker):
+            item.hide()
+        self.plot.getAxis("bottom").setTicks([[]])
+        self.hover.setText(" ")
+
+    def draw_bars(self, bars: Bars, forced: bool) -> None:
+        n = len(bars.token_ids)
+        x = np.arange(n, dtype=float)
+        kept = bars.kept
+        log = self.log_scale.isChecked()
+        self.log_floor = log_floor(bars.model, bars.filtered) if log else None
+        model_y0, model_h = bar_extent(bars.model, self.log_floor)
+        filtered_y0, filtered_h = bar_extent(bars.filtered, self.log_floor)
+        bottom = 0.0 if self.log_floor is None else float(self.log_floor)
+        top = max(float((model_y0 + model_h).max()), float((filtered_y0 + filtered_h).max()))
+        ceiling = top + (top - bottom) * 0.15 + 1e-6  # room for the marker's label above the bars
+        if (~kept).any():
+            self.shade.setOpts(
+                x=x[~kept], y0=bottom, height=np.full(int((~kept).sum()), ceiling - bottom), width=0.9
+            )
+        self.shade.setVisible(bool((~kept).any()))
+        model_brushes = [pg.mkBrush(MODEL_COLOR if k else CUT_COLOR) for k in kept]
+        mark = FORCED_COLOR if forced else HIGHLIGHT_COLOR
+        pens = [pg.mkPen(None)] * n
+        pens[bars.chosen] = pg.mkPen(mark, width=3)
+        self.model_bars.setOpts(
+            x=x - BAR_WIDTH / 2,
+            y0=model_y0,
+            height=model_h,
+            width=BAR_WIDTH,
+            brushes=model_brushes,
+            pens=pens,
+        )
+        self.filtered_bars.setOpts(
+            x=x + BAR_WIDTH / 2, y0=filtered_y0, height=filtered_h, width=BAR_WIDTH, pens=pens
+        )
+        self.model_bars.show()
+        self.filtered_bars.show()
+        tops = np.maximum(model_y0 + model_h, filtered_y0 + filtered_h)
+        self.place_marker(bars.chosen, tops, self.text("forced_legend" if forced else "chosen_legend"), mark)
+        labels = list(bars.labels)
+        if bars.token_ids[-1] is None:
+            labels[-1] = self.text("rest")
+        self.plot.getAxis("bottom").setTicks([list(enumerate(labels))])
+        self.plot.getAxis("left").setTicks(probability_ticks(self.log_floor, ceiling))
+        self.plot.setXRange(-0.6, n - 0.4, padding=0)
+        self.plot.setYRange(bottom, ceiling, padding=0)
+
+    def place_marker(self, index: int, tops: np.ndarray, word: str, color: str) -> None:
+        """▼ and a word over the chosen bar, leaning inwards (never cut off), above the bars it spans."""
+        n = len(tops)
+        if index < n / 2:
+            self.marker.setText(f"▼ {word}", color=QColor(color))
+            self.marker.setAnchor((0.0, 1.0))
+            self.marker.setPos(index - 0.45, float(tops[index : index + 4].max()))
+        else:
+            self.marker.setText(f"{word} ▼", color=QColor(color))
+            self.marker.setAnchor((1.0, 1.0))
+            self.marker.setPos(index + 0.45, float(tops[max(index - 3, 0) : index + 1].max()))
+        self.marker.show()
+
+    # -- forcing --------------------------------------------------------------------------
+    def force_candidate(self, rank: int) -> None:
+        """Force the token of bar ``rank`` (0 = the most likely) at the shown step: a branch."""
+        if self.bars is None or not 0 <= rank < len(self.bars.token_ids):
+            return
+        token_id = self.bars.token_ids[rank]
+        if token_id is not None:  # the rest is many tokens, not one to force
+            self.session.force_token(token_id)
+
+    def undo_forcing(self) -> None:
+        """Regenerate up to the shown step with the model's own choices."""
+        self.session.restart(steps=self.session.cursor + 1)
+
+    def bar_at(self, scene_pos) -> int | None:
+        if self.bars is None or not self.plot.vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        x = self.plot.vb.mapSceneToView(scene_pos).x()
+        index = round(x)
+        if abs(x - index) > 0.45 or not 0 <= index < len(self.bars.token_ids):
+            return None
+        return index
+
+    def on_click(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        index = self.bar_at(event.scenePos())
+        if index is not None:
+            event.accept()
+            self.force_candidate(index)
+
+    def on_mouse_moved(self, scene_pos) -> None:
+        index = self.bar_at(scene_pos)
+        bars = self.bars
+        if index is None or bars is None:
+            self.hover.setText(" ")
+            return
+        model, filtered = bars.model[index], bars.filtered[index]
+        if bars.token_ids[index] is None:
+            n = len(bars.model_full) - (len(bars.token_ids) - 1)
+            self.hover.setText(self.text("hover_rest").format(n=n, p=model, f=filtered))
+            return
+        rank = int((bars.model_full > model).sum()) + 1
+        cut = "" if filtered > 0 else self.text("cut")
+        text = self.text("hover").format(token=bars.labels[index], rank=rank, p=model, f=filtered, cut=cut)
+        self.hover.setText(text)

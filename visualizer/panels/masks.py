@@ -1,0 +1,248 @@
+"""Scaled dot-product attention, stage by stage, and what the masks do.
+
+For the selected kind, layer and head: QKᵀ, ÷√d_k, the mask, the masked scores (−∞ drawn
+in its own colour) and the softmax, side by side, from a teacher-forced run of the live model
+(off the GUI thread). The decoder reads either what it generated up to the shown step or a
+target the user types; a padded batch of two sources shows the key-padding masks; a what-if
+removes the causal mask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit
+
+from model.attention_batch import AttentionMatrices, capture_padded_batch
+from model.tasks import solve, split_source
+from model.transformer import Interventions
+from visualizer.panels.base import ConceptPanel
+from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+
+NEG_INF_COLOR = "#7a1f3d"  # −∞: not a colour of the scale
+STAGES = ("raw", "scaled", "mask", "masked", "softmax")
+STAGE_TITLES = {
+    "en": (
+        "QKᵀ (raw scores)",
+        "÷ √d_k (scaled)",
+        "mask (dark = blocked)",
+        "masked scores (−∞ in red)",
+        "softmax",
+    ),
+    "zh": (
+        "QKᵀ（原始分数）",
+        "÷ √d_k（缩放后）",
+        "掩码（深色 = 屏蔽）",
+        "掩码后分数（红色为 −∞）",
+        "softmax 权重",
+    ),
+}
+
+
+def second_source(source: str) -> tuple[str, str]:
+    """A shorter source of the same task for the padded batch, and its answer if it has one."""
+    try:
+        task, text = split_source(source)
+    except ValueError:
+        return source[: max(1, len(source) // 2)], ""
+    shorter = f"{task}: {text[: max(1, len(text) // 2)]}"
+    try:
+        return shorter, solve(shorter)
+    except ValueError:
+        return shorter, ""
+
+
+def stage_matrix(matrices: AttentionMatrices, stage: str, layer: int, head: int | None) -> np.ndarray:
+    """[Q, K] for one stage; head None = the mean over heads."""
+    if stage == "mask":
+        return matrices.mask.astype(np.float32)
+    source = {
+        "raw": matrices.scores,
+        "scaled": matrices.scaled_scores,
+        "masked": matrices.masked_scores,
+        "softmax": matrices.weights,
+    }[stage][layer]
+    return source.mean(0) if head is None else source[head]
+
+
+class MasksPanel(ConceptPanel):
+    key = "masks"
+    titles = {"en": "Masks", "zh": "掩码"}
+    explanations = {
+        "en": (
+            "<b>Scaled dot-product attention</b>: Attention(Q, K, V) = softmax(QKᵀ / √d_k) V. "
+            "Each query row is compared with every key (QKᵀ), divided by √d_k, then a <b>mask</b> sets "
+            "blocked entries to −∞ so that softmax gives them exactly zero weight. The decoder's "
+            "<b>causal mask</b> hides the future; <b>padding masks</b> hide the &lt;pad&gt; tokens that "
+            "make sequences of different lengths fit one batch. Below: the selected layer and head, "
+            "stage by stage, from the live model run teacher-forced, as in training."
+        ),
+        "zh": (
+            "<b>缩放点积注意力</b>：Attention(Q, K, V) = softmax(QKᵀ / √d_k) V。每个查询行与所有键比较"
+            "（QKᵀ），除以 √d_k，再由<b>掩码</b>把被屏蔽的位置设为 −∞，于是 softmax 给它们的权重恰好为零。"
+            "解码器的<b>因果掩码</b>遮住未来；<b>填充掩码</b>遮住为了把不同长度的序列放进同一批而补上的 "
+            "&lt;pad&gt;。下图：所选层与头，逐步展示，来自以教师强制方式（与训练相同）运行的真实模型。"
+        ),
+    }
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        controls = QHBoxLayout()
+        self.mode = QComboBox()
+        self.mode.addItem("decoder reads <bos> + what it generated", "generated")
+        self.mode.addItem("decoder reads a target you type (teacher forcing)", "target")
+        self.target = QLineEdit()
+        self.target.setPlaceholderText("target, e.g. noitnetta")
+        self.target.setEnabled(False)
+        self.no_causal = QCheckBox("what if: remove the causal mask")
+        self.batch = QCheckBox("padded batch of two sources")
+        for widget in (self.mode, self.target, self.no_causal, self.batch):
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        self.outer.addLayout(controls)
+        self.mode.currentIndexChanged.connect(self.on_controls)
+        self.target.editingFinished.connect(self.on_controls)
+        self.no_causal.toggled.connect(self.on_controls)
+        self.batch.toggled.connect(self.on_controls)
+        self.status = QLabel()
+        self.outer.addWidget(self.status)
+        self.plots = pg.GraphicsLayoutWidget()
+        self.plots.setBackground(BACKGROUND)
+        self.outer.addWidget(self.plots, 1)
+        self.cells: dict[tuple[int, str], MatrixPlot] = {}
+        self.loss_label = QLabel()
+        self.loss_label.setWordWrap(True)
+        self.outer.addWidget(self.loss_label)
+        self.items = None  # the BatchItemCapture list shown
+
+    def on_controls(self, *_args) -> None:
+        self.target.setEnabled(self.mode.currentData() == "target")
+        self.on_state_changed()
+
+    # -- what to compute ------------------------------------------------------------------
+    def request(self) -> tuple | None:
+        snapshot = self.session.snapshot
+        if snapshot is None:
+            return None
+        if self.mode.currentData() == "target":
+            target = self.target.text()
+        else:  # <bos> + the tokens generated up to the shown step, as if training on them
+            target = snapshot.tokenizer.decode(snapshot.output_ids[: self.session.cursor + 1])
+        sources, targets = [snapshot.source], [target]
+        if self.batch.isChecked():
+            other, other_target = second_source(snapshot.source)
+            sources.append(other)
+            targets.append(other_target)
+        return ("masks", tuple(sources), tuple(targets), self.no_causal.isChecked())
+
+    def refresh(self) -> None:
+        key = self.request()
+        if key is None:
+            self.status.setText("run a source first")
+            return
+        _, sources, targets, no_causal = key
+        self.show_what_if(
+            (
+                "WHAT-IF: the causal mask is removed; every position sees the whole target, "
+                "which the model never did in training"
+            )
+            if no_causal
+            else None
+        )
+        if key not in self.session.computed:
+            interventions = Interventions(no_causal_mask=no_causal)
+            self.status.setText("running the model …")
+            self.session.compute(
+                key,
+                lambda checkpoint, _snapshot: capture_padded_batch(
+                    checkpoint.model, checkpoint.tokenizer, list(sources), list(targets), interventions
+                ),
+            )
+            return
+        self.items = self.session.computed[key]
+        self.draw()
+
+    # -- drawing --------------------------------------------------------------------------
+    def draw(self) -> None:
+        session = self.session
+        if getattr(self, "_rows", None) != len(self.items):
+            self.build(len(self.items))
+            self._rows = len(self.items)
+        titles = STAGE_TITLES.get(session.language, STAGE_TITLES["en"])
+        for row, item in enumerate(self.items):
+            matrices = item.attention[session.kind]
+            layer = min(session.layer, matrices.scores.shape[0] - 1)
+            for column, stage in enumerate(STAGES):
+                cell = self.cells[(row, stage)]
+                matrix = stage_matrix(matrices, stage, layer, session.head)
+                if stage in ("raw", "scaled", "masked"):
+                    # one symmetric scale per stage; −∞ becomes NaN, drawn in the background colour
+                    reference = stage_matrix(
+                        matrices, "raw" if stage == "raw" else "scaled", layer, session.head
+                    )
+                    bound = float(np.abs(reference).max()) or 1.0
+                    cell.show_matrix(
+                        np.where(np.isneginf(matrix), np.nan, matrix), None, levels=(-bound, bound)
+                    )
+                else:
+                    cell.show_matrix(matrix, None)
+                cell.shown = matrix
+                cell.set_ticks(matrices.query_tokens, matrices.key_tokens)
+                prefix = f"{item.source!r}: " if len(self.items) > 1 else ""
+                cell.plot.setTitle(f"{prefix}{titles[column]}", color="#dddddd", size="9pt")
+        self.status.setText(self.describe())
+        self.loss_label.setText(self.losses())
+
+    def build(self, rows: int) -> None:
+        self.plots.clear()
+        self.cells.clear()
+        for row in range(rows):
+            for column, stage in enumerate(STAGES):
+                plot = self.plots.addPlot(row=row, col=column)
+                colormap = "CET-D1" if stage in ("raw", "scaled", "masked") else "viridis"
+                if stage == "mask":
+                    colormap = "CET-L1"
+                cell = MatrixPlot(plot, colormap)
+                if stage == "mask":  # white = allowed, dark = blocked
+                    reversed_grey = pg.colormap.get("CET-L1")
+                    reversed_grey.reverse()
+                    cell.image.setColorMap(reversed_grey)
+                if stage == "masked":
+                    cell.viewbox.setBackgroundColor(QColor(NEG_INF_COLOR))
+                for side in ("left", "bottom"):
+                    plot.getAxis(side).setTextPen("#dddddd")
+                self.cells[(row, stage)] = cell
+
+    def describe(self) -> str:
+        session = self.session
+        kinds = {
+            "enc_self": "encoder self-attention",
+            "dec_self": "decoder self-attention",
+            "cross": "cross-attention",
+        }
+        who = "the mean of the heads" if session.head is None else f"head {session.head + 1}"
+        item = self.items[0].attention[session.kind]
+        blocked = int(item.mask.sum())
+        return (
+            f"{kinds[session.kind]}, layer {min(session.layer, item.scores.shape[0] - 1) + 1}, {who}; "
+            f"scale 1/√d_k = {item.scale:.4f}; the mask blocks {blocked} of {item.mask.size} entries "
+            "(choose the kind on the 'Attention heads' page; click a head there to select it)"
+        )
+
+    def losses(self) -> str:
+        tokenizer = self.session.snapshot.tokenizer
+        item = self.items[0]
+        parts = []
+        for position, (target, predicted, loss) in enumerate(
+            zip(item.target_ids, item.predictions, item.loss, strict=True)
+        ):
+            if np.isnan(loss):
+                continue
+            mark = "✓" if target == predicted else "✗"
+            parts.append(f"{position}: {tokenizer.token_text(int(predicted))!r}{mark} {loss:.3f}")
+        mean = float(np.nanmean(item.loss)) if np.isfinite(item.loss).any() else float("nan")
+        return (
+            f"prediction and cross-entropy (nats) at each decoder position, mean {mean:.3f}: "
+            + " · ".join(parts)
+        )

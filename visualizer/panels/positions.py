@@ -1,0 +1,747 @@
+"""Positional encoding: the model's own table, its waves, the binary analogy, PE·PEᵀ, and a what-if.
+
+The table comes from the live model on the worker thread (``Transformer.positional_encoding``:
+the ``sinusoid`` buffer, a learned embedding, or zeros), never from a formula re-typed here.
+Drawn beside it: a few dimension pairs as waves with their wavelengths, the binary code of the
+position numbers (the analogy the paper draws), and PE·PEᵀ, whose diagonals are constant
+for the sinusoidal encoding (similarity depends only on the offset).
+
+The what-if runs the encoder on the source and on the source with two characters swapped,
+with and without positional encoding. Without it the encoder cannot tell order: the swapped
+source's attention is the original's with rows and columns permuted, ``A' = P A Pᵀ``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import partial
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, QSignalBlocker, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QGraphicsRectItem,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+)
+
+from model.engine import record_encoder
+from model.transformer import Interventions
+from visualizer.panels.base import ConceptPanel
+from visualizer.session import Session
+from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, SELECTED_COLOR, MatrixPlot, display_token
+
+ENCODING_KEY = ("positions", "encoding")
+PAIR_COLORS = ("#4fc3f7", "#ffb300", "#b388ff")  # the fast pair, the chosen pair, the slowest pair
+LABEL_COLOR = "#dddddd"
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+# -- plain data and arithmetic, no Qt ------------------------------------------------------
+@dataclass(frozen=True)
+class EncodingTable:
+    """What the live model adds at each position."""
+
+    kind: str  # "sinusoidal", "learned" or "none" (the model's config.positional)
+    table: np.ndarray  # [max_len, d_model]
+
+
+def encoding_job(checkpoint, _snapshot) -> EncodingTable:
+    """Runs on the worker: the model's positional encoding for every position it can read."""
+    model = checkpoint.model
+    table = model.positional_encoding(model.config.max_len).detach().float().cpu().numpy()
+    return EncodingTable(model.config.positional, table)
+
+
+def wavelength(pair: int, d_model: int) -> float:
+    """Wavelength (in positions) of dimensions 2i and 2i+1: 2π·10000^(2i/d)."""
+    return 2 * math.pi * 10000.0 ** (2 * pair / d_model)
+
+
+def default_pair(d_model: int, max_len: int) -> int:
+    """The pair whose wavelength is closest to the longest sequence: about one period is visible."""
+    pair = round(d_model / 2 * math.log(max_len / (2 * math.pi)) / math.log(10000.0))
+    return min(max(pair, 0), d_model // 2 - 1)
+
+
+def binary_code(length: int) -> np.ndarray:
+    """[length, bits] the bits of 0..length-1, lowest bit first (it flips fastest, as dim 0 does)."""
+    bits = max(1, (length - 1).bit_length())
+    positions = np.arange(length)[:, None]
+    return ((positions >> np.arange(bits)[None, :]) & 1).astype(np.float32)
+
+
+def gram(table: np.ndarray) -> np.ndarray:
+    """PE·PEᵀ: [positions, positions] dot products of every pair of position vectors."""
+    table = table.astype(np.float64)
+    return table @ table.T
+
+
+def diagonal_deviation(matrix: np.ndarray) -> float:
+    """The largest spread (max − min) along any diagonal: 0 when entries depend only on q − p."""
+    n = matrix.shape[0]
+    spreads = [np.ptp(np.diagonal(matrix, offset)) for offset in range(-(n - 1), n)]
+    return float(max(spreads))
+
+
+def default_swap(source: str) -> tuple[int, int]:
+    """Two positions to swap: the first characters after a "task: " prefix that differ."""
+    prefix = source.find(": ")
+    first = prefix + 2 if 0 <= prefix < len(source) - 3 else 0
+    first = min(first, max(len(source) - 2, 0))
+    for second in range(first + 1, len(source)):
+        if source[second] != source[first]:
+            return first, second
+    return first, min(first + 1, max(len(source) - 1, 0))
+
+
+def swap_chars(text: str, a: int, b: int) -> str:
+    chars = list(text)
+    chars[a], chars[b] = chars[b], chars[a]
+    return "".join(chars)
+
+
+def swap_permutation(length: int, a: int, b: int) -> np.ndarray:
+    """perm with perm[a] = b, perm[b] = a: the swapped sequence's token i is the original's perm[i]."""
+    perm = np.arange(length)
+    perm[a], perm[b] = b, a
+    return perm
+
+
+def permuted_deviation(original: np.ndarray, swapped: np.ndarray, perm: np.ndarray) -> float:
+    """max |A_swapped − P A Pᵀ| over the last two axes (query × key)."""
+    permuted = original[..., perm, :][..., :, perm]
+    return float(np.abs(swapped.astype(np.float64) - permuted).max())
+
+
+@dataclass(frozen=True)
+class SwapComparison:
+    """Encoder self-attention of a source and of the source with two characters swapped."""
+
+    tokens: list[str]
+    swapped_tokens: list[str]
+    permutation: np.ndarray  # [S]
+    with_pe: tuple[np.ndarray, np.ndarray]  # (original, swapped), each [L_enc, H, S, S]
+    without_pe: tuple[np.ndarray, np.ndarray]
+
+
+def compare_swap(
+    source: str, a: int, b: int, interventions: Interventions, checkpoint, _snapshot
+) -> SwapComparison:
+    """Runs on the worker: the encoder on both sources, with and without positional encoding."""
+    swapped = swap_chars(source, a, b)
+    runs = {}
+    for no_positional in (False, True):
+        chosen = replace(interventions, no_positional=no_positional)
+        _, original = record_encoder(checkpoint.model, checkpoint.tokenizer, source, chosen)
+        _, changed = record_encoder(checkpoint.model, checkpoint.tokenizer, swapped, chosen)
+        runs[no_positional] = (original, changed)
+    original, changed = runs[False]
+    return SwapComparison(
+        list(original.tokens),
+        list(changed.tokens),
+        swap_permutation(len(original.tokens), a, b),
+        (original.self_attn, changed.self_attn),
+        (runs[True][0].self_attn, runs[True][1].self_attn),
+    )
+
+
+def format_wavelength(value: float) -> str:
+    return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
+
+
+TEXT = {
+    "en": {
+        "pair": "pair i:",
+        "what_if": "What-if: remove positional encoding",
+        "swap": "swap source positions",
+        "pe_title": "PE: position (row) × dimension (column)",
+        "bits_title": "position in binary (bits)",
+        "gram_title": "PE·PEᵀ: position × position",
+        "waves_title": "PE[:, 2i] (sin, solid) and PE[:, 2i+1] (cos, dashed) over position",
+        "waves_learned": "PE[:, 2i] (solid) and PE[:, 2i+1] (dashed) over position",
+        "position": "position",
+        "value": "value",
+        "dims": "dims {a}, {b}",
+        "computing": "Asking the model for its positional encoding…",
+        "sinusoidal": "This model adds the fixed sinusoidal encoding (its <code>sinusoid</code> buffer).",
+        "learned": "This model <b>learned</b> its positional embedding: the table, the waves and PE·PEᵀ "
+        "show what training made of it; no wavelength applies.",
+        "none": "This model adds <b>no</b> positional encoding: the table is all zeros, and its encoder "
+        "cannot tell one order of the source from another.",
+        "marks": "Red frame: the source's {n} positions (0–{last}); orange row: position {t}, read by "
+        "the decoder at the shown step.",
+        "marks_no_step": "Red frame: the source's {n} positions (0–{last}).",
+        "diagonal": "PE·PEᵀ: every diagonal (fixed offset q − p) is constant: measured max deviation "
+        "along a diagonal {dev:.2g} (values span {low:.3g} … {high:.3g}).",
+        "diagonal_not": "PE·PEᵀ is <b>not</b> constant along its diagonals (max deviation {dev:.3g}): "
+        "a learned encoding does not promise that similarity depends only on the offset.",
+        "diagonal_none": "PE·PEᵀ is all zeros.",
+        "banner": "What-if active: the source is encoded again WITHOUT positional encoding, beside the "
+        "model as trained (the generation above is unchanged).",
+        "with_pe": "With PE (as trained): max |A′ − P A Pᵀ| = {dev:.3g}",
+        "without_pe": "Without PE: max |A′ − P A Pᵀ| = {dev:.2g}",
+        "order_matters": "order matters",
+        "order_blind": "order-blind: only permuted",
+        "original": "“{text}”",
+        "swapped": "swapped {a}↔{b}",
+        "swap_head": "encoder self-attention · layer {layer} · {who}",
+        "head": "head {h}",
+        "mean": "mean of heads",
+        "same_chars": "the two swapped characters are the same: choose two that differ",
+        "waiting": "running the encoder on both sources…",
+        "swap_info": "P swaps source positions {a} and {b} (‘{ca}’ ↔ ‘{cb}’). Without positional encoding a "
+        "token's vector is its embedding alone, and attention, Add &amp; Norm and the feed-forward network "
+        "treat every position alike, so the encoder cannot see order: the swapped source's attention is the "
+        "original's with rows and columns {a} and {b} exchanged (dashed), A′ = P A Pᵀ. Over all layers "
+        "and heads the max deviation is {on:.3g} with PE and {off:.2g} without.",
+    },
+    "zh": {
+        "pair": "维度对 i：",
+        "what_if": "假设：去掉位置编码",
+        "swap": "交换源序列位置",
+        "pe_title": "PE：位置（行）× 维度（列）",
+        "bits_title": "位置的二进制（各位）",
+        "gram_title": "PE·PEᵀ：位置 × 位置",
+        "waves_title": "PE[:, 2i]（sin，实线）与 PE[:, 2i+1]（cos，虚线）随位置的变化",
+        "waves_learned": "PE[:, 2i]（实线）与 PE[:, 2i+1]（虚线）随位置的变化",
+        "position": "位置",
+        "value": "值",
+        "dims": "第 {a}、{b} 维",
+        "computing": "正在向模型获取它的位置编码…",
+        "sinusoidal": "该模型加的是固定的正弦位置编码（即它的 <code>sinusoid</code> 缓冲区）。",
+        "learned": "该模型的位置嵌入是<b>学习得到的</b>：表格、波形和 PE·PEᵀ 显示训练的结果；"
+        "这里没有波长可言。",
+        "none": "该模型<b>没有</b>位置编码：表格全为零，编码器无法区分源序列的不同顺序。",
+        "marks": "红框：源序列的 {n} 个位置（0–{last}）；橙色行：当前步解码器读取的位置 {t}。",
+        "marks_no_step": "红框：源序列的 {n} 个位置（0–{last}）。",
+        "diagonal": "PE·PEᵀ：每条对角线（固定偏移 q − p）上的值都相同：实测沿对角线的最大偏差 "
+        "{dev:.2g}（取值范围 {low:.3g} … {high:.3g}）。",
+        "diagonal_not": "PE·PEᵀ 沿对角线<b>并不</b>恒定（最大偏差 {dev:.3g}）：学习得到的编码并不保证"
+        "相似度只取决于偏移。",
+        "diagonal_none": "PE·PEᵀ 全为零。",
+        "banner": "假设生效中：源序列在<b>去掉</b>位置编码后重新编码，与训练时的模型并排对比"
+        "（上方的生成过程不受影响）。",
+        "with_pe": "有位置编码（训练时）：max |A′ − P A Pᵀ| = {dev:.3g}",
+        "without_pe": "无位置编码：max |A′ − P A Pᵀ| = {dev:.2g}",
+        "order_matters": "顺序有影响",
+        "order_blind": "对顺序无感：只是置换",
+        "original": "“{text}”",
+        "swapped": "交换 {a}↔{b}",
+        "swap_head": "编码器自注意力 · 第 {layer} 层 · {who}",
+        "head": "第 {h} 个头",
+        "mean": "各头平均",
+        "same_chars": "交换的两个字符相同：请选两个不同的字符",
+        "waiting": "正在对两个源序列运行编码器…",
+        "swap_info": "P 交换源序列的位置 {a} 和 {b}（‘{ca}’ ↔ ‘{cb}’）。"
+        "没有位置编码时，词元的向量只是它的嵌入；注意力、Add &amp; Norm 和前馈网络对每个位置一视同仁，"
+        "所以编码器看不到顺序：交换后源序列的注意力就是原注意力把第 {a}、{b} 行和列互换（虚线），"
+        "A′ = P A Pᵀ。在所有层和头上，最大偏差有位置编码时为 {on:.3g}，无位置编码时为 {off:.2g}。",
+    },
+}
+
+
+# -- drawing helpers -----------------------------------------------------------------------
+def style_axes(plot: pg.PlotItem, size: int = 9) -> None:
+    font = QFont("DejaVu Sans", size)
+    for side in ("left", "bottom"):
+        axis = plot.getAxis(side)
+        axis.setTextPen(LABEL_COLOR)
+        axis.setStyle(tickFont=font)
+
+
+def heat_plot(plot: pg.PlotItem) -> pg.ImageItem:
+    """A fixed (no pan/zoom) plot for a matrix with row 0 at the top; returns its image."""
+    image = pg.ImageItem(axisOrder="row-major")
+    plot.addItem(image)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.invertY(True)
+    plot.getViewBox().setDefaultPadding(0)
+    style_axes(plot)
+    return image
+
+
+def outline(plot: pg.PlotItem, color: str, width: float = 2, dashed: bool = False) -> QGraphicsRectItem:
+    rect = QGraphicsRectItem()
+    pen = pg.mkPen(color, width=width, cosmetic=True)
+    if dashed:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    rect.setPen(pen)
+    rect.setZValue(10)
+    rect.hide()
+    plot.addItem(rect)
+    return rect
+
+
+def place(rect: QGraphicsRectItem, x: float, y: float, width: float, height: float) -> None:
+    rect.setRect(QRectF(x, y, width, height))
+    rect.show()
+
+
+def position_ticks(count: int) -> list[list[tuple[float, str]]]:
+    step = 16 if count > 32 else 8
+    return [[(p + 0.5, str(p)) for p in range(0, count, step)]]
+
+
+class PositionsPanel(ConceptPanel):
+    key = "positions"
+    titles = {"en": "Positional encoding", "zh": "位置编码"}
+    explanations = {
+        "en": "Attention compares tokens by content alone: shuffle the words and every score is the "
+        "same, only moved. So the paper <b>adds</b> to each token's embedding a vector that depends on "
+        "its position: PE[p, 2i] = sin(p / 10000<sup>2i/d</sup>), PE[p, 2i+1] = cos(…). Each pair of "
+        "dimensions is a wave, fast in the first dimensions and slower further on, much as the low bits "
+        "of a binary counter flip fast and the high bits slowly. Because sin/cos of p + k is a rotation "
+        "of sin/cos of p, PE·PEᵀ depends only on the offset k: the model can attend by relative "
+        "position. Below: this model's own table, chosen pairs as waves, the binary code, PE·PEᵀ.",
+        "zh": "注意力只按内容比较词元：把词打乱，每个分数都不变，只是换了位置。所以论文给每个词元的嵌入"
+        "<b>加上</b>一个取决于其位置的向量：PE[p, 2i] = sin(p / 10000<sup>2i/d</sup>)，PE[p, 2i+1] = "
+        "cos(…)。每一对维度是一条波：前面的维度变化快，越往后越慢，就像二进制计数器的低位翻转得快、"
+        "高位翻转得慢。由于 p + k 处的 sin/cos 是 p 处的旋转，PE·PEᵀ 只取决于偏移 k：模型可以按相对位置"
+        "关注。下图：本模型自己的编码表、选定维度对的波形、二进制编码和 PE·PEᵀ。",
+    }
+
+    def __init__(self, session: Session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.requested_for = None  # the ModelInfo the controls were sized for
+        self.table: EncodingTable | None = None
+        self.comparison: SwapComparison | None = None
+        self.swap_source: str | None = None  # the source the swap controls were fitted to
+        self.diagonal_deviation: float | None = None  # of PE·PEᵀ, as measured
+        self.gram_span = (0.0, 0.0)
+        self.wave_dims: dict[int, int] = {}  # curve index -> the dimension it draws
+        self.swap_deviation: dict[str, float] = {}  # "with_pe"/"without_pe": the selected head's
+        self.all_heads_deviation: dict[str, float] = {}  # the same over every layer and head
+        self.drawn: dict[str, tuple] = {}  # what each part was last drawn from, to skip redraws
+        self.outer.addLayout(self.build_controls())
+        # the what-if's comparison takes the encoding's place while it is active
+        self.outer.addWidget(self.build_canvas(), 1)
+        self.outer.addWidget(self.build_swap_canvas(), 1)
+        self.info = QLabel()
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(Qt.TextFormat.RichText)
+        self.outer.addWidget(self.info)
+
+    # -- construction ----------------------------------------------------------------------
+    def build_controls(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.pair_label = QLabel()
+        self.pair_spin = QSpinBox()
+        self.pair_spin.valueChanged.connect(self.on_control_changed)
+        self.pair_info = QLabel()
+        self.what_if_button = QPushButton()
+        self.what_if_button.setCheckable(True)
+        self.what_if_button.toggled.connect(self.on_control_changed)
+        self.swap_label = QLabel()
+        self.swap_a, self.swap_b = QSpinBox(), QSpinBox()
+        for spin in (self.swap_a, self.swap_b):
+            spin.valueChanged.connect(self.on_control_changed)
+        for widget in (self.pair_label, self.pair_spin, self.pair_info):
+            row.addWidget(widget)
+        row.addSpacing(24)
+        row.addWidget(self.what_if_button)
+        for widget in (self.swap_label, self.swap_a, QLabel("↔"), self.swap_b):
+            row.addWidget(widget)
+        row.addStretch(1)
+        return row
+
+    def build_canvas(self) -> pg.GraphicsLayoutWidget:
+        """PE and the binary code side by side, the waves below them, PE·PEᵀ on the right."""
+        canvas = pg.GraphicsLayoutWidget()
+        canvas.setBackground(BACKGROUND)
+        layout = canvas.ci
+        layout.setSpacing(2)
+        self.pe_plot = layout.addPlot(row=0, col=0)
+        self.pe_image = heat_plot(self.pe_plot)
+        self.pe_colorbar = pg.ColorBarItem(values=(-1, 1), interactive=False, width=12)
+        self.pe_colorbar.setImageItem(self.pe_image)
+        layout.addItem(self.pe_colorbar, row=0, col=1)
+        self.bits_plot = layout.addPlot(row=0, col=2)
+        self.bits_image = heat_plot(self.bits_plot)
+        self.gram_plot = layout.addPlot(row=0, col=3, rowspan=3)
+        self.gram_image = heat_plot(self.gram_plot)
+        self.gram_plot.getViewBox().setAspectLocked(True)
+        self.gram_colorbar = pg.ColorBarItem(values=(0, 1), interactive=False, width=12)
+        self.gram_colorbar.setImageItem(self.gram_image)
+        layout.addItem(self.gram_colorbar, row=0, col=4, rowspan=3)
+        self.legend = pg.LegendItem(colCount=3, labelTextColor=LABEL_COLOR, labelTextSize="8pt")
+        layout.addItem(self.legend, row=1, col=0, colspan=3)
+        self.waves_plot = layout.addPlot(row=2, col=0, colspan=3)
+        self.build_waves()
+        self.pe_source = outline(self.pe_plot, HIGHLIGHT_COLOR)
+        self.pe_decoder = outline(self.pe_plot, SELECTED_COLOR, width=1.5)
+        self.pe_pairs = [outline(self.pe_plot, color, width=1.5, dashed=True) for color in PAIR_COLORS]
+        self.bits_source = outline(self.bits_plot, HIGHLIGHT_COLOR)
+        self.bits_decoder = outline(self.bits_plot, SELECTED_COLOR, width=1.5)
+        self.gram_source = outline(self.gram_plot, HIGHLIGHT_COLOR)
+        for column, stretch in ((0, 6), (2, 1), (3, 4)):
+            layout.layout.setColumnStretchFactor(column, stretch)
+        layout.layout.setRowStretchFactor(0, 3)
+        layout.layout.setRowStretchFactor(2, 2)
+        self.canvas = canvas
+        return canvas
+
+    def build_waves(self) -> None:
+        plot = self.waves_plot
+        plot.setMouseEnabled(x=False, y=False)
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        style_axes(plot)
+        plot.getAxis("left").enableAutoSIPrefix(False)
+        self.source_region = pg.LinearRegionItem(
+            movable=False, brush=(255, 82, 82, 30), pen=(255, 82, 82, 90)
+        )
+        plot.addItem(self.source_region)
+        # two curves per pair, in PAIR_COLORS order: dimension 2i solid (sin), 2i+1 dashed (cos)
+        self.curves = [
+            plot.plot(
+                pen=pg.mkPen(color, width=2, style=style),
+                symbol="o",
+                symbolSize=3,
+                symbolPen=None,
+                symbolBrush=color,
+            )
+            for color in PAIR_COLORS
+            for style in (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine)
+        ]
+
+    def build_swap_canvas(self) -> pg.GraphicsLayoutWidget:
+        """Four attention matrices: with PE (source, swapped), without PE (source, swapped)."""
+        canvas = pg.GraphicsLayoutWidget()
+        canvas.setBackground(BACKGROUND)
+        layout = canvas.ci
+        self.swap_heading = layout.addLabel("", row=0, col=0, colspan=4, color=LABEL_COLOR, size="10pt")
+        self.swap_titles = [
+            layout.addLabel("", row=1, col=col, colspan=2, color=LABEL_COLOR, size="10pt") for col in (0, 2)
+        ]
+        self.swap_matrices: list[MatrixPlot] = []
+        self.swap_marks: list[list[QGraphicsRectItem]] = []
+        for col in range(4):
+            plot = layout.addPlot(row=2, col=col)
+            matrix = MatrixPlot(plot, self.session.colormap)
+            style_axes(plot, 8)
+            for side in ("left", "bottom"):
+                plot.getAxis(side).setStyle(hideOverlappingLabels=False)
+            self.swap_matrices.append(matrix)
+            self.swap_marks.append([outline(plot, "#ffffff", width=1, dashed=True) for _ in range(4)])
+        self.swap_colorbar = pg.ColorBarItem(values=(0, 1), interactive=False, width=12)
+        self.swap_colorbar.setImageItem([m.image for m in self.swap_matrices])
+        layout.addItem(self.swap_colorbar, row=2, col=4)
+        canvas.hide()
+        self.swap_canvas = canvas
+        return canvas
+
+    # -- events ----------------------------------------------------------------------------
+    def on_control_changed(self, *_args) -> None:
+        self.on_state_changed()
+
+    def text(self, name: str, **values) -> str:
+        words = TEXT.get(self.session.language, TEXT["en"])[name]
+        return words.format(**values) if values else words
+
+    def changed(self, part: str, *inputs) -> bool:
+        """True (and remembered) when ``part`` was last drawn from other inputs."""
+        if self.drawn.get(part) == inputs:
+            return False
+        self.drawn[part] = inputs
+        return True
+
+    # -- drawing ---------------------------------------------------------------------------
+    def refresh(self) -> None:
+        session = self.session
+        if session.model is not self.requested_for:
+            self.configure(session.model)
+        if self.changed("texts", session.language, session.colormap):
+            self.retranslate()
+        if session.model is None:
+            return
+        self.table = self.request(ENCODING_KEY, encoding_job)
+        if self.changed("encoding", id(self.table), self.pair_spin.value(), session.language):
+            self.draw_encoding()
+        self.draw_marks()
+        self.draw_what_if()
+        self.update_info()
+
+    def request(self, key: tuple, job):
+        """The computed answer for ``key``, or None after asking for it (the session asks once)."""
+        self.session.compute(key, job)
+        return self.session.computed.get(key)
+
+    def configure(self, model) -> None:
+        """A new model: size the controls to its config."""
+        self.requested_for = model
+        self.swap_source = None
+        self.drawn.clear()
+        if model is None:
+            return
+        config = model.config
+        with QSignalBlocker(self.pair_spin):
+            self.pair_spin.setRange(0, max(config.d_model // 2 - 1, 0))
+            self.pair_spin.setValue(default_pair(config.d_model, config.max_len))
+        code = binary_code(config.max_len)
+        self.bits_image.setImage(code, autoLevels=False, levels=(0.0, 1.0))
+        self.bits_image.setRect(QRectF(0, 0, code.shape[1], code.shape[0]))
+        self.bits_plot.setRange(xRange=(0, code.shape[1]), yRange=(0, code.shape[0]), padding=0)
+        ticks = [[(b + 0.5, "2" + str(b).translate(SUPERSCRIPTS)) for b in range(code.shape[1])]]
+        self.bits_plot.getAxis("bottom").setTicks(ticks)
+        self.bits_plot.getAxis("left").setTicks(position_ticks(config.max_len))
+
+    def retranslate(self) -> None:
+        """Texts and colours that follow the language and the colormap."""
+        self.pair_label.setText(self.text("pair"))
+        self.what_if_button.setText(self.text("what_if"))
+        self.swap_label.setText(self.text("swap"))
+        for plot, name in (
+            (self.pe_plot, "pe_title"),
+            (self.bits_plot, "bits_title"),
+            (self.gram_plot, "gram_title"),
+        ):
+            plot.setTitle(self.text(name), color=LABEL_COLOR, size="10pt")
+        self.pe_plot.setLabel("left", self.text("position"))
+        self.gram_plot.setLabel("left", self.text("position") + " p")
+        self.gram_plot.setLabel("bottom", self.text("position") + " q")
+        self.waves_plot.setLabel("left", self.text("value"))
+        colormap = pg.colormap.get(self.session.colormap)
+        for image in (self.pe_image, self.bits_image, self.gram_image):
+            image.setColorMap(colormap)
+        for colorbar in (self.pe_colorbar, self.gram_colorbar, self.swap_colorbar):
+            colorbar.setColorMap(colormap)
+        for matrix in self.swap_matrices:
+            matrix.set_colormap(self.session.colormap)
+
+    def draw_encoding(self) -> None:
+        """The table, PE·PEᵀ and the waves, from the model's encoding."""
+        if self.table is None:
+            for image in (self.pe_image, self.gram_image):
+                image.clear()
+            for curve in self.curves:
+                curve.setData([], [])
+            self.legend.clear()
+            self.diagonal_deviation = None
+            return
+        table = self.table.table
+        positions, d_model = table.shape
+        bound = float(np.abs(table).max()) or 1.0
+        levels = (-bound, bound) if self.table.kind == "learned" else (-1.0, 1.0)
+        self.pe_colorbar.setLevels(levels)
+        self.pe_image.setImage(table, autoLevels=False, levels=levels)
+        self.pe_image.setRect(QRectF(0, 0, d_model, positions))
+        self.pe_plot.setRange(xRange=(0, d_model), yRange=(0, positions), padding=0)
+        step = max(1, d_model // 8)
+        self.pe_plot.getAxis("bottom").setTicks([[(d + 0.5, str(d)) for d in range(0, d_model, step)]])
+        self.pe_plot.getAxis("left").setTicks(position_ticks(positions))
+        self.draw_gram(gram(table))
+        self.draw_waves(table)
+
+    def draw_gram(self, products: np.ndarray) -> None:
+        positions = products.shape[0]
+        low, high = float(products.min()), float(products.max())
+        levels = (low, high) if high > low else (low - 1.0, high + 1.0)
+        self.gram_colorbar.setLevels(levels)
+        self.gram_image.setImage(products, autoLevels=False, levels=levels)
+        self.gram_image.setRect(QRectF(0, 0, positions, positions))
+        self.gram_plot.setRange(xRange=(0, positions), yRange=(0, positions), padding=0)
+        for side in ("left", "bottom"):
+            self.gram_plot.getAxis(side).setTicks(position_ticks(positions))
+        self.diagonal_deviation = diagonal_deviation(products)
+        self.gram_span = (low, high)
+
+    def draw_waves(self, table: np.ndarray) -> None:
+        """The fastest pair, the chosen pair and the slowest pair as curves over position."""
+        positions, d_model = table.shape
+        chosen = self.pair_spin.value()
+        self.pair_info.setText(self.pair_legend(chosen, d_model, formula=False))
+        self.legend.clear()
+        self.wave_dims = {}
+        x = np.arange(positions)
+        pairs = (0, chosen, d_model // 2 - 1)
+        for slot, pair in enumerate(pairs):
+            repeated = pair in pairs[:slot]
+            for phase in (0, 1):
+                curve = self.curves[2 * slot + phase]
+                if repeated:
+                    curve.setData([], [])
+                    continue
+                self.wave_dims[2 * slot + phase] = 2 * pair + phase
+                curve.setData(x, table[:, 2 * pair + phase])
+            if repeated:
+                self.pe_pairs[slot].hide()
+                continue
+            self.legend.addItem(self.curves[2 * slot], self.pair_legend(pair, d_model))
+            place(self.pe_pairs[slot], 2 * pair, 0, 2, positions)
+        title = self.text("waves_title" if self.table.kind == "sinusoidal" else "waves_learned")
+        self.waves_plot.setTitle(title, color=LABEL_COLOR, size="10pt")
+        if self.table.kind == "learned":
+            self.waves_plot.enableAutoRange(axis="y")
+        else:
+            self.waves_plot.setYRange(-1.1, 1.1, padding=0)
+        self.waves_plot.setXRange(0, positions - 1, padding=0.01)
+
+    def pair_legend(self, pair: int, d_model: int, formula: bool = True) -> str:
+        """ "dims 2i, 2i+1 · λ = 2π·10000^(2i/d) = …" (no wavelength unless sinusoidal)."""
+        name = self.text("dims", a=2 * pair, b=2 * pair + 1)
+        if self.table is None or self.table.kind != "sinusoidal":
+            return name
+        value = format_wavelength(wavelength(pair, d_model))
+        if not formula:
+            return f"{name} · λ = {value}"
+        return f"{name} · λ = 2π·10000<sup>{2 * pair}/{d_model}</sup> = {value}"
+
+    def draw_marks(self) -> None:
+        """The source's positions (red) and the position the decoder reads at the shown step (orange)."""
+        snapshot = self.session.snapshot
+        marks = (self.pe_source, self.pe_decoder, self.bits_source, self.bits_decoder, self.gram_source)
+        if snapshot is None or self.table is None:
+            for rect in marks:
+                rect.hide()
+            return
+        positions, d_model = self.table.table.shape
+        length = len(snapshot.encoder.tokens)
+        bits = binary_code(positions).shape[1]
+        place(self.pe_source, 0, 0, d_model, length)
+        place(self.bits_source, 0, 0, bits, length)
+        place(self.gram_source, 0, 0, length, length)
+        self.source_region.setRegion((0, length - 1))
+        cursor = self.session.cursor
+        if cursor >= 0:
+            place(self.pe_decoder, 0, cursor, d_model, 1)
+            place(self.bits_decoder, 0, cursor, bits, 1)
+        else:
+            self.pe_decoder.hide()
+            self.bits_decoder.hide()
+
+    # -- the what-if -----------------------------------------------------------------------
+    def draw_what_if(self) -> None:
+        active = self.what_if_button.isChecked()
+        for widget in (self.swap_a, self.swap_b):
+            widget.setEnabled(active)
+        self.canvas.setVisible(not active)
+        self.swap_canvas.setVisible(active)
+        self.show_what_if(self.text("banner") if active else None)
+        snapshot = self.session.snapshot
+        self.comparison = None
+        self.swap_deviation, self.all_heads_deviation = {}, {}
+        if not active or snapshot is None:
+            return
+        source = snapshot.source
+        self.fit_swap_controls(source)
+        a, b = self.swap_a.value(), self.swap_b.value()
+        if a == b or source[a] == source[b]:
+            self.swap_heading.setText(self.text("same_chars"))
+            for matrix in self.swap_matrices:
+                matrix.image.clear()
+            self.drawn.pop("comparison", None)
+            return
+        base = replace(self.session.interventions, no_positional=False)
+        key = ("positions", "swap", source, a, b, base)
+        self.comparison = self.request(key, partial(compare_swap, source, a, b, base))
+        if self.comparison is None:
+            self.swap_heading.setText(self.text("waiting"))
+            return
+        self.measure(self.comparison)
+        inputs = (id(self.comparison), self.session.layer, self.session.head, self.session.language)
+        if self.changed("comparison", *inputs):
+            self.draw_comparison(self.comparison, source, a, b)
+
+    def fit_swap_controls(self, source: str) -> None:
+        """Fit the swap controls to a new source (with a default pair), and name the characters."""
+        if source != self.swap_source:
+            self.swap_source = source
+            for spin, value in zip((self.swap_a, self.swap_b), default_swap(source), strict=True):
+                with QSignalBlocker(spin):
+                    spin.setRange(0, max(len(source) - 1, 0))
+                    spin.setValue(value)
+        for spin in (self.swap_a, self.swap_b):
+            spin.setSuffix(f"  {display_token(source[spin.value()])}")
+
+    def selected_head(self, weights: np.ndarray) -> np.ndarray:
+        """[S, S] the session's layer and head (or the mean of heads) of [L, H, S, S]."""
+        layer = min(self.session.layer, weights.shape[0] - 1)
+        return weights[layer].mean(0) if self.session.head is None else weights[layer, self.session.head]
+
+    def measure(self, comparison: SwapComparison) -> None:
+        """max |A′ − P A Pᵀ| for the selected head and over all heads, with and without PE."""
+        perm = comparison.permutation
+        for name, (original, swapped) in (
+            ("with_pe", comparison.with_pe),
+            ("without_pe", comparison.without_pe),
+        ):
+            shown = permuted_deviation(self.selected_head(original), self.selected_head(swapped), perm)
+            self.swap_deviation[name] = shown
+            self.all_heads_deviation[name] = permuted_deviation(original, swapped, perm)
+
+    def draw_comparison(self, comparison: SwapComparison, source: str, a: int, b: int) -> None:
+        layer = min(self.session.layer, comparison.with_pe[0].shape[0] - 1)
+        who = self.text("mean") if self.session.head is None else self.text("head", h=self.session.head + 1)
+        self.swap_heading.setText(self.text("swap_head", layer=layer + 1, who=who))
+        runs = (("with_pe", comparison.with_pe), ("without_pe", comparison.without_pe))
+        for index, (name, (original, swapped)) in enumerate(runs):
+            verdict = self.text("order_matters" if name == "with_pe" else "order_blind")
+            color = "#ff8a80" if name == "with_pe" else "#b9f6ca"
+            title = self.text(name, dev=self.swap_deviation[name])
+            self.swap_titles[index].setText(f"{title} <span style='color:{color}'>({verdict})</span>")
+            panes = (
+                (self.selected_head(original), comparison.tokens, self.text("original", text=source)),
+                (self.selected_head(swapped), comparison.swapped_tokens, self.text("swapped", a=a, b=b)),
+            )
+            for offset, (matrix, labels, caption) in enumerate(panes):
+                column = 2 * index + offset
+                plot = self.swap_matrices[column]
+                plot.show_matrix(matrix, None)
+                plot.set_ticks(labels, labels)
+                plot.plot.setTitle(caption, color=LABEL_COLOR, size="9pt")
+                self.mark_swapped(self.swap_marks[column], len(labels), a, b)
+
+    def mark_swapped(self, marks: list[QGraphicsRectItem], length: int, a: int, b: int) -> None:
+        """Dashed outlines on the rows and columns of the two swapped positions."""
+        place(marks[0], 0, a, length, 1)
+        place(marks[1], 0, b, length, 1)
+        place(marks[2], a, 0, 1, length)
+        place(marks[3], b, 0, 1, length)
+
+    # -- the text under the picture --------------------------------------------------------
+    def update_info(self) -> None:
+        if self.what_if_button.isChecked():
+            self.info.setText(self.swap_text())
+            return
+        if self.table is None:
+            self.info.setText(self.text("computing"))
+            return
+        lines = [self.text(self.table.kind)]
+        snapshot = self.session.snapshot
+        if snapshot is not None:
+            length = len(snapshot.encoder.tokens)
+            if self.session.cursor >= 0:
+                lines.append(self.text("marks", n=length, last=length - 1, t=self.session.cursor))
+            else:
+                lines.append(self.text("marks_no_step", n=length, last=length - 1))
+        lines.append(self.diagonal_text())
+        self.info.setText(" ".join(lines))
+
+    def swap_text(self) -> str:
+        source = self.swap_source
+        if self.comparison is None or source is None:
+            return ""
+        a, b = self.swap_a.value(), self.swap_b.value()
+        on, off = self.all_heads_deviation["with_pe"], self.all_heads_deviation["without_pe"]
+        ca, cb = display_token(source[a]), display_token(source[b])
+        text = self.text("swap_info", a=a, b=b, ca=ca, cb=cb, on=on, off=off)
+        if self.table is not None and self.table.kind == "none":
+            text += " " + self.text("none")
+        return text
+
+    def diagonal_text(self) -> str:
+        if self.table is None or self.diagonal_deviation is None:
+            return ""
+        if self.table.kind == "none":
+            return self.text("diagonal_none")
+        if self.table.kind == "learned":
+            return self.text("diagonal_not", dev=self.diagonal_deviation)
+        low, high = self.gram_span
+        return self.text("diagonal", dev=self.diagonal_deviation, low=low, high=high)

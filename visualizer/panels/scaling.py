@@ -1,0 +1,128 @@
+"""Why attention divides by √d_k: the same head with and without the scaling.
+
+Both runs are the live model, teacher-forced on what it generated up to the shown step; the
+second removes the ÷√d_k everywhere (a what-if). The entropy of every head shows the softmax
+saturating without it: attention collapses onto one key.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel
+
+from model.attention_batch import capture_padded_batch
+from model.transformer import Interventions
+from visualizer.panels.base import ConceptPanel
+from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+
+SCALED_COLOR = "#4fc3f7"
+UNSCALED_COLOR = "#ff7043"
+
+
+def both_runs(checkpoint, source: str, target: str):
+    """(with scaling, without scaling) captures of one teacher-forced run."""
+    model, tokenizer = checkpoint.model, checkpoint.tokenizer
+    [scaled] = capture_padded_batch(model, tokenizer, [source], [target])
+    [unscaled] = capture_padded_batch(model, tokenizer, [source], [target], Interventions(no_scaling=True))
+    return scaled, unscaled
+
+
+class ScalingPanel(ConceptPanel):
+    key = "scaling"
+    titles = {"en": "Why ÷√d_k", "zh": "为何除以 √d_k"}
+    explanations = {
+        "en": (
+            "<b>Why divide by √d_k?</b> A dot product of two d_k-dimensional vectors with unit-variance "
+            "components has variance d_k, so for large d_k the scores grow large, the softmax saturates "
+            "on one key and its gradients vanish. Dividing by √d_k keeps the scores near unit variance. "
+            "Left: the selected head as trained; right: the same weights with the scaling removed "
+            "everywhere (a what-if). Below: the attention entropy of every head in both runs; lower "
+            "entropy means sharper, more saturated attention."
+        ),
+        "zh": (
+            "<b>为什么要除以 √d_k？</b>两个 d_k 维、各分量方差为 1 的向量的点积方差为 d_k，"
+            "d_k 大时分数随之变大，softmax 会集中到一个键上而梯度消失。除以 √d_k 使分数的方差保持在 1 左右。"
+            "左：训练时的所选注意力头；右：同一组权重但处处去掉缩放（假设实验）。"
+            "下方：两次运行中每个头的注意力熵；熵越低，注意力越尖锐、越饱和。"
+        ),
+    }
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.outer.addWidget(self.status)
+        self.plots = pg.GraphicsLayoutWidget()
+        self.plots.setBackground(BACKGROUND)
+        self.outer.addWidget(self.plots, 1)
+        self.scaled = MatrixPlot(self.plots.addPlot(row=0, col=0), session.colormap)
+        self.unscaled = MatrixPlot(self.plots.addPlot(row=0, col=1), session.colormap)
+        self.entropy_plot = self.plots.addPlot(row=1, col=0, colspan=2)
+        self.entropy_plot.setLabel("left", "entropy (nats)")
+        self.entropy_plot.addLegend(offset=(-10, 10))
+        self.entropy_bars: list[pg.BarGraphItem] = []
+        self.entropies: tuple[np.ndarray, np.ndarray] | None = None  # [L, H] with, without
+        self.plots.ci.layout.setRowStretchFactor(0, 3)
+        self.plots.ci.layout.setRowStretchFactor(1, 2)
+
+    def refresh(self) -> None:
+        snapshot = self.session.snapshot
+        if snapshot is None:
+            self.status.setText("run a source first")
+            return
+        target = snapshot.tokenizer.decode(snapshot.output_ids[: self.session.cursor + 1])
+        key = ("scaling", snapshot.source, target)
+        self.show_what_if("WHAT-IF on the right: no ÷√d_k in any attention layer")
+        if key not in self.session.computed:
+            self.status.setText("running the model twice …")
+            self.session.compute(
+                key, lambda checkpoint, _snapshot: both_runs(checkpoint, snapshot.source, target)
+            )
+            return
+        self.draw(*self.session.computed[key])
+
+    def draw(self, scaled, unscaled) -> None:
+        session = self.session
+        kind = session.kind
+        with_scale, without = scaled.attention[kind], unscaled.attention[kind]
+        layer = min(session.layer, with_scale.weights.shape[0] - 1)
+        for cell, matrices, label in (
+            (self.scaled, with_scale, "÷√d_k"),
+            (self.unscaled, without, "no ÷√d_k"),
+        ):
+            weights = matrices.weights[layer]
+            matrix = weights.mean(0) if session.head is None else weights[session.head]
+            cell.show_matrix(np.where(matrices.mask, np.nan, matrix), None)
+            cell.shown = matrix
+            cell.set_ticks(matrices.query_tokens, matrices.key_tokens)
+            who = "mean of heads" if session.head is None else f"head {session.head + 1}"
+            cell.plot.setTitle(f"layer {layer + 1}, {who}: {label}", color="#dddddd", size="10pt")
+            for side in ("left", "bottom"):
+                cell.plot.getAxis(side).setTextPen("#dddddd")
+        self.entropies = (with_scale.entropy(), without.entropy())
+        self.draw_entropy(*self.entropies)
+        raw = with_scale.scores[layer][~np.broadcast_to(with_scale.mask, with_scale.scores[layer].shape)]
+        self.status.setText(
+            f"layer {layer + 1} raw scores QKᵀ: std {raw.std():.2f}; divided by √d_k = "
+            f"{1 / with_scale.scale:.2f}: std {raw.std() * with_scale.scale:.2f}. Mean entropy over heads "
+            f"{self.entropies[0].mean():.3f} nats with the scaling, {self.entropies[1].mean():.3f} without."
+        )
+
+    def draw_entropy(self, with_scale: np.ndarray, without: np.ndarray) -> None:
+        for bars in self.entropy_bars:
+            self.entropy_plot.removeItem(bars)
+        layers, heads = with_scale.shape
+        x = np.arange(layers * heads)
+        self.entropy_bars = [
+            pg.BarGraphItem(
+                x=x - 0.2, height=with_scale.ravel(), width=0.4, brush=SCALED_COLOR, name="÷√d_k"
+            ),
+            pg.BarGraphItem(
+                x=x + 0.2, height=without.ravel(), width=0.4, brush=UNSCALED_COLOR, name="no ÷√d_k"
+            ),
+        ]
+        for bars in self.entropy_bars:
+            self.entropy_plot.addItem(bars)
+        ticks = [(i, f"L{i // heads + 1}H{i % heads + 1}") for i in x]
+        self.entropy_plot.getAxis("bottom").setTicks([ticks])
