@@ -63,10 +63,10 @@ def run_gui(args) -> int:
 
     session = Session()
     session.device = args.device
-    settings = (
-        QSettings() if not args.screenshot else QSettings(str(Path(os.devnull)), QSettings.Format.IniFormat)
-    )
-    window = MainWindow(session, settings)
+    # A screenshot neither reads nor writes the user's remembered settings. (Never point
+    # QSettings at /dev/null: it saves by writing a temporary file and renaming it over the
+    # target, which as root replaces the device.)
+    window = MainWindow(session, None if args.screenshot else QSettings(), remember=not args.screenshot)
     checkpoint = args.checkpoint or default_checkpoint_path()
     try:
         apply_options(window, session, args)

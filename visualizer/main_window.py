@@ -14,13 +14,11 @@ from PySide6.QtCore import QLocale, QPoint, QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
-    QScrollArea,
     QSplitter,
     QStyle,
     QTabBar,
@@ -45,10 +43,13 @@ CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, session: Session, settings: QSettings | None = None) -> None:
+    def __init__(self, session: Session, settings: QSettings | None = None, remember: bool = True) -> None:
+        """``settings`` holds what the window remembers; with ``remember`` False it starts from
+        the defaults and saves nothing (the --screenshot mode)."""
         super().__init__()
         self.session = session
-        self.settings = settings or QSettings("attention-visualizer", "attnviz")
+        self.remember = remember
+        self.settings = settings if settings is not None else QSettings("attention-visualizer", "attnviz")
         self.setWindowTitle("Attention Visualizer")
         self.setAcceptDrops(True)
         self.bridge = WorkerBridge(session, self)
@@ -218,12 +219,9 @@ class MainWindow(QMainWindow):
         self.pages.addTab(attention_page, "Attention heads")
         self.panels = [panel_class(session) for panel_class in PANEL_CLASSES]
         for panel in self.panels:
-            # on a small screen a panel scrolls instead of forcing the window to grow
-            scroll = QScrollArea()
-            scroll.setWidget(panel)
-            scroll.setWidgetResizable(True)
-            scroll.setFrameShape(QFrame.Shape.NoFrame)
-            self.pages.addTab(scroll, panel.title())
+            # a panel's plots shrink with the window rather than force it to grow on a small screen
+            panel.setMinimumSize(480, 360)
+            self.pages.addTab(panel, panel.title())
         outer.addWidget(self.pages, 1)
         self.hover_label = QLabel(" ")
         self.hover_label.setStyleSheet("font-family: monospace; padding: 2px;")
@@ -246,6 +244,10 @@ class MainWindow(QMainWindow):
 
     # -- settings -------------------------------------------------------------------------
     def restore_settings(self) -> None:
+        if not self.remember:
+            self.resize(1440, 900)
+            self.session.set_language(system_language())
+            return
         geometry = self.settings.value("geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -268,7 +270,7 @@ class MainWindow(QMainWindow):
             self.decoding.show_settings(self.session.settings)
         language = self.settings.value("language")
         if language not in ("en", "zh"):
-            language = "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
+            language = system_language()
         self.session.set_language(language)
         speed = self.settings.value("speed")
         if isinstance(speed, (int, str)) and str(speed).isdigit():
@@ -276,6 +278,8 @@ class MainWindow(QMainWindow):
         self.refresh_recent_menu()
 
     def save_settings(self) -> None:
+        if not self.remember:
+            return
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("kind", self.session.kind)
         self.settings.setValue("colormap", self.session.colormap)
@@ -292,6 +296,8 @@ class MainWindow(QMainWindow):
         return [v for v in value or [] if isinstance(v, str)]
 
     def remember_recent(self, path: Path) -> None:
+        if not self.remember:
+            return
         recent = [str(path)] + [p for p in self.recent_files() if p != str(path)]
         self.settings.setValue("recent", recent[:MAX_RECENT])
         self.refresh_recent_menu()
@@ -512,6 +518,11 @@ class MainWindow(QMainWindow):
         if self.error_dialog is not None:
             self.error_dialog.close()
         super().closeEvent(event)
+
+
+def system_language() -> str:
+    """The explanations' language at first start: Chinese on a Chinese system, else English."""
+    return "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
 
 
 def escape(text: str) -> str:

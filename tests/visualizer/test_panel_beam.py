@@ -234,7 +234,7 @@ def test_finished_hypotheses_of_the_shipped_model(harness, qtbot):
 def test_the_panel_speaks_chinese(harness, beam):
     step(harness, 2)
     harness.session.set_language("zh")
-    assert harness.window.pages.tabText(1 + harness.window.panels.index(beam)) == "束搜索"
+    assert harness.window.pages.tabText(harness.window.pages.indexOf(beam)) == "束搜索"
     assert "束搜索" in beam.explanation.text() and "已剪枝" in beam.legend.text()
     assert beam.tree.headers[0].text() == "第 1 步" and beam.tree.headers[-1].text() == "起点"
     assert beam.head_combo.itemText(0) == "平均"

@@ -60,7 +60,11 @@ def run_attnviz(*args: str, cwd) -> subprocess.CompletedProcess:
     )
 
 
-def test_screenshot_runs_steps_and_saves_the_window(tiny_checkpoint_path, tmp_path):
+def test_screenshot_runs_steps_and_saves_the_window(tiny_checkpoint_path, tmp_path, monkeypatch):
+    import stat
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     out = tmp_path / "shot.png"
     result = run_attnviz(
         "--checkpoint",
@@ -80,6 +84,9 @@ def test_screenshot_runs_steps_and_saves_the_window(tiny_checkpoint_path, tmp_pa
     assert result.returncode == 0, result.stderr
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1000, 700)
+    # a screenshot remembers nothing: no settings file, and /dev/null is still the device
+    assert not (tmp_path / "config").exists() and not (tmp_path / "home").exists()
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
 
 
 def test_screenshot_with_a_bad_checkpoint_exits_2_with_one_line(tmp_path):

@@ -233,15 +233,18 @@ class MasksPanel(ConceptPanel):
     def losses(self) -> str:
         tokenizer = self.session.snapshot.tokenizer
         item = self.items[0]
+        # reading what it generated, the last position's <eos> target is ours, not the model's
+        last = self.session.cursor if self.mode.currentData() == "generated" else len(item.loss) - 1
         parts = []
         for position, (target, predicted, loss) in enumerate(
             zip(item.target_ids, item.predictions, item.loss, strict=True)
         ):
-            if np.isnan(loss):
+            if np.isnan(loss) or position > last:
                 continue
             mark = "✓" if target == predicted else "✗"
             parts.append(f"{position}: {tokenizer.token_text(int(predicted))!r}{mark} {loss:.3f}")
-        mean = float(np.nanmean(item.loss)) if np.isfinite(item.loss).any() else float("nan")
+        shown = item.loss[: last + 1]
+        mean = float(np.nanmean(shown)) if np.isfinite(shown).any() else float("nan")
         return (
             f"prediction and cross-entropy (nats) at each decoder position, mean {mean:.3f}: "
             + " · ".join(parts)
