@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from model.decoding import DecodingSettings
 from visualizer.events import Subscriptions
+from visualizer.i18n import Translator, tr
 from visualizer.panels.registry import PANEL_CLASSES
 from visualizer.session import ATTENTION_KINDS, COLORMAPS, Session
 from visualizer.views import KIND_TITLES
@@ -57,6 +58,7 @@ class MainWindow(QMainWindow):
         self.play_timer = QTimer(self)
         self.play_timer.timeout.connect(session.play_tick)
 
+        self.translator = Translator()
         self.actions_by_name = self.build_actions()
         self.build_menus()
         self.build_layout()
@@ -95,6 +97,7 @@ class MainWindow(QMainWindow):
         actions = {}
         for name, (text, shortcut, slot) in specs.items():
             action = QAction(text, self)
+            self.translator.add(action.setText, text)
             action.setShortcut(QKeySequence(shortcut))
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             action.triggered.connect(slot)
@@ -112,32 +115,38 @@ class MainWindow(QMainWindow):
             actions[name].setToolTip(f"{actions[name].text()} ({actions[name].shortcut().toString()})")
         return actions
 
+    def menu(self, parent, title: str):
+        menu = parent.addMenu(title)
+        self.translator.add(menu.setTitle, title)
+        return menu
+
     def build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        file_menu = self.menu(bar, "&File")
         file_menu.addAction(self.actions_by_name["open"])
-        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu = self.menu(file_menu, "Open &recent")
         file_menu.addSeparator()
         for name in ("export_png", "export_svg", "export_trace"):
             file_menu.addAction(self.actions_by_name[name])
         file_menu.addSeparator()
         file_menu.addAction(self.actions_by_name["quit"])
 
-        run_menu = bar.addMenu("&Run")
+        run_menu = self.menu(bar, "&Run")
         for name in ("step", "back", "play", "reset", "end"):
             run_menu.addAction(self.actions_by_name[name])
 
-        view_menu = bar.addMenu("&View")
+        view_menu = self.menu(bar, "&View")
         self.kind_actions = QActionGroup(self)
         for number, kind in enumerate(ATTENTION_KINDS, start=1):
             action = view_menu.addAction(KIND_TITLES[kind])
+            self.translator.add(action.setText, KIND_TITLES[kind])
             action.setCheckable(True)
             action.setShortcut(QKeySequence(str(number)))
             action.setData(kind)
             action.triggered.connect(self.on_kind_action)
             self.kind_actions.addAction(action)
         view_menu.addAction(self.actions_by_name["mean"])
-        colormap_menu = view_menu.addMenu("&Colormap")
+        colormap_menu = self.menu(view_menu, "&Colormap")
         self.colormap_actions = QActionGroup(self)
         for name in COLORMAPS:
             action = colormap_menu.addAction(name)
@@ -155,7 +164,7 @@ class MainWindow(QMainWindow):
             action.triggered.connect(self.on_language_action)
             self.language_actions.addAction(action)
 
-        device_menu = bar.addMenu("&Device")
+        device_menu = self.menu(bar, "&Device")
         self.device_actions = QActionGroup(self)
         import torch
 
@@ -170,7 +179,7 @@ class MainWindow(QMainWindow):
             self.device_actions.addAction(action)
             action.setChecked(device == self.session.device)
 
-        help_menu = bar.addMenu("&Help")
+        help_menu = self.menu(bar, "&Help")
         help_menu.addAction(self.actions_by_name["shortcuts"])
 
     def build_layout(self) -> None:
@@ -178,12 +187,12 @@ class MainWindow(QMainWindow):
         central = QWidget()
         outer = QVBoxLayout(central)
         outer.setContentsMargins(8, 6, 8, 4)
-        self.source_bar = SourceBar(session)
+        self.source_bar = SourceBar(session, self.translator)
         outer.addWidget(self.source_bar)
-        self.decoding = DecodingControls(session)
+        self.decoding = DecodingControls(session, self.translator)
         outer.addWidget(self.decoding)
         stepping_row = QHBoxLayout()
-        self.step_controls = StepControls(self.actions_by_name)
+        self.step_controls = StepControls(self.actions_by_name, self.translator)
         self.step_controls.speed_changed.connect(self.on_speed_changed)
         self.on_speed_changed(self.step_controls.speed.value())
         stepping_row.addWidget(self.step_controls)
@@ -202,8 +211,9 @@ class MainWindow(QMainWindow):
         attention_layout = QVBoxLayout(attention_page)
         attention_layout.setContentsMargins(0, 4, 0, 0)
         self.kind_tabs = QTabBar()
-        for kind in ATTENTION_KINDS:
+        for index, kind in enumerate(ATTENTION_KINDS):
             self.kind_tabs.addTab(KIND_TITLES[kind])
+            self.translator.add(lambda text, i=index: self.kind_tabs.setTabText(i, text), KIND_TITLES[kind])
         self.kind_tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.kind_tabs.currentChanged.connect(self.on_tab_changed)
         attention_layout.addWidget(self.kind_tabs)
@@ -340,7 +350,10 @@ class MainWindow(QMainWindow):
             action.setChecked(action.data() == language)
         for index, panel in enumerate(self.panels, start=1):
             self.pages.setTabText(index, panel.title())
-        self.pages.setTabText(0, "Attention heads" if language == "en" else "注意力头")
+        self.pages.setTabText(0, tr("Attention heads", language))
+        self.translator.apply(language)
+        self.on_playing_changed(self.session.playing)
+        self.on_cursor_changed(self.session.cursor)
 
     def show_panel(self, key: str) -> None:
         """Bring a concept panel (or "attention") to the front."""
@@ -460,9 +473,15 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"Attention Visualizer — {model} — step {cursor + 1} of {len(snapshot.steps)}")
         shown = snapshot.output_text(cursor + 1)
         ahead = snapshot.output_text()[len(shown) :]
+        language = self.session.language
+        where = (
+            f"(第 {cursor + 1} 步，共 {len(snapshot.steps)} 步)"
+            if language == "zh"
+            else f"(step {cursor + 1} of {len(snapshot.steps)})"
+        )
         self.output_label.setText(
-            f"Output: <b>{escape(shown)}</b><span style='color:#888'>{escape(ahead)}</span>"
-            f" <span style='color:#aaa; font-size:10pt'>(step {cursor + 1} of {len(snapshot.steps)})</span>"
+            f"{tr('Output:', language)} <b>{escape(shown)}</b><span style='color:#888'>{escape(ahead)}</span>"
+            f" <span style='color:#aaa; font-size:10pt'>{where}</span>"
         )
 
     def on_view_changed(self) -> None:
@@ -498,7 +517,7 @@ class MainWindow(QMainWindow):
 
     def on_playing_changed(self, playing: bool) -> None:
         play = self.actions_by_name["play"]
-        play.setText("Pause" if playing else "Play")
+        play.setText(tr("Pause" if playing else "Play", self.session.language))
         icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
         play.setIcon(self.style().standardIcon(icon))
         if playing:

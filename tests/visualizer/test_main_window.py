@@ -265,3 +265,18 @@ def test_the_app_starts_on_the_shipped_checkpoint(qtbot, settings):
     assert session.snapshot.output_text() == "noitnetta"
     assert "noitnetta" in window.output_label.text()
     window.close()
+
+
+def test_switching_the_language_translates_the_window(harness):
+    window = harness.window
+    harness.session.set_language("zh")
+    assert window.menuBar().actions()[0].text() == "文件(&F)"
+    assert window.actions_by_name["step"].text() == "单步"
+    assert window.kind_tabs.tabText(2) == "交叉注意力"
+    assert window.pages.tabText(0) == "注意力头"
+    assert window.decoding.strategy.itemText(0) == "贪心"
+    assert "输出" in window.output_label.text()
+    harness.session.set_language("en")
+    assert window.menuBar().actions()[0].text() == "&File"
+    assert window.actions_by_name["step"].text() == "Step"
+    assert window.decoding.strategy.itemText(4) == "beam search"

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 from model.attention_batch import AttentionMatrices, capture_padded_batch
 from model.tasks import solve, split_source
 from model.transformer import Interventions
+from visualizer.i18n import Translator
 from visualizer.panels.base import ConceptPanel
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
@@ -101,6 +102,16 @@ class MasksPanel(ConceptPanel):
             controls.addWidget(widget)
         controls.addStretch(1)
         self.outer.addLayout(controls)
+        self.translator = Translator()
+        self.translator.add(
+            lambda text: self.mode.setItemText(0, text), "decoder reads <bos> + what it generated"
+        )
+        self.translator.add(
+            lambda text: self.mode.setItemText(1, text), "decoder reads a target you type (teacher forcing)"
+        )
+        self.translator.add(self.no_causal.setText, "what if: remove the causal mask")
+        self.translator.add(self.batch.setText, "padded batch of two sources")
+        self.translator.apply(session.language)
         self.mode.currentIndexChanged.connect(self.on_controls)
         self.target.editingFinished.connect(self.on_controls)
         self.no_causal.toggled.connect(self.on_controls)
@@ -115,6 +126,11 @@ class MasksPanel(ConceptPanel):
         self.loss_label.setWordWrap(True)
         self.outer.addWidget(self.loss_label)
         self.items = None  # the BatchItemCapture list shown
+
+    def on_language_changed(self, language: str) -> None:
+        if hasattr(self, "translator"):
+            self.translator.apply(language)
+        super().on_language_changed(language)
 
     def on_controls(self, *_args) -> None:
         self.target.setEnabled(self.mode.currentData() == "target")

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from model.decoding import STRATEGIES
 from model.tasks import DATE_FORMS, TASK_NAMES, make_example
+from visualizer.i18n import Translator
 from visualizer.session import Session
 
 STRATEGY_LABELS = {
@@ -35,13 +36,15 @@ STRATEGY_LABELS = {
 class SourceBar(QWidget):
     """Type a source (Enter runs it) or draw one from the tasks' examples menu."""
 
-    def __init__(self, session: Session, parent=None) -> None:
+    def __init__(self, session: Session, translator: Translator, parent=None) -> None:
         super().__init__(parent)
         self.session = session
         self.rng = random.Random()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("Source:"))
+        label = QLabel("Source:")
+        translator.add(label.setText, "Source:")
+        layout.addWidget(label)
         self.edit = QLineEdit(session.source)
         self.edit.setPlaceholderText('task: input, e.g. "reverse: attention" or "date: 29 November 2026"')
         self.edit.setClearButtonEnabled(True)
@@ -52,10 +55,12 @@ class SourceBar(QWidget):
         layout.addWidget(self.edit, 1)
         self.examples = QToolButton()
         self.examples.setText("Examples")
+        translator.add(self.examples.setText, "Examples")
         self.examples.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.examples.setMenu(self.build_examples_menu())
         layout.addWidget(self.examples)
         self.run_button = QPushButton("Run")
+        translator.add(self.run_button.setText, "Run")
         self.run_button.setToolTip("encode this source and start generating (Enter)")
         self.run_button.clicked.connect(self.run)
         layout.addWidget(self.run_button)
@@ -91,21 +96,26 @@ class SourceBar(QWidget):
 class DecodingControls(QWidget):
     """Strategy and its settings; only the settings the strategy uses are enabled."""
 
-    def __init__(self, session: Session, parent=None) -> None:
+    def __init__(self, session: Session, translator: Translator, parent=None) -> None:
         super().__init__(parent)
         self.session = session
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.strategy = QComboBox()
-        for strategy in STRATEGIES:
+        for index, strategy in enumerate(STRATEGIES):
             self.strategy.addItem(STRATEGY_LABELS[strategy], strategy)
+            translator.add(
+                lambda text, i=index: self.strategy.setItemText(i, text), STRATEGY_LABELS[strategy]
+            )
         self.temperature = self._spin(QDoubleSpinBox(), 0.05, 10.0, 0.1, "temperature")
         self.top_k = self._spin(QSpinBox(), 1, 500, 1, "top-k")
         self.top_p = self._spin(QDoubleSpinBox(), 0.01, 1.0, 0.05, "top-p")
         self.beam = self._spin(QSpinBox(), 1, 16, 1, "beam width")
         self.seed = self._spin(QSpinBox(), 0, 2**31 - 1, 1, "seed")
         self.seed.setMaximumWidth(90)
-        layout.addWidget(QLabel("Decoding:"))
+        decoding_label = QLabel("Decoding:")
+        translator.add(decoding_label.setText, "Decoding:")
+        layout.addWidget(decoding_label)
         layout.addWidget(self.strategy)
         for label, widget in (
             ("T", self.temperature),
@@ -182,7 +192,7 @@ class StepControls(QWidget):
 
     speed_changed = Signal(int)  # steps per second
 
-    def __init__(self, actions: dict, parent=None) -> None:
+    def __init__(self, actions: dict, translator: Translator, parent=None) -> None:
         super().__init__(parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -193,7 +203,11 @@ class StepControls(QWidget):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             layout.addWidget(button)
         layout.addSpacing(12)
-        layout.addWidget(QLabel("speed"))
+        speed_label = QLabel("speed")
+        translator.add(speed_label.setText, "speed")
+        layout.addWidget(speed_label)
+        self.unit = "steps/s"
+        translator.add(self.set_unit, "steps/s")
         self.speed = QSlider(Qt.Orientation.Horizontal)
         self.speed.setRange(1, 30)
         self.speed.setValue(4)
@@ -205,6 +219,10 @@ class StepControls(QWidget):
         layout.addWidget(self.speed_label)
         self.on_speed(self.speed.value())
 
+    def set_unit(self, unit: str) -> None:
+        self.unit = unit
+        self.speed_label.setText(f"{self.speed.value()} {unit}")
+
     def on_speed(self, value: int) -> None:
-        self.speed_label.setText(f"{value} steps/s")
+        self.speed_label.setText(f"{value} {self.unit}")
         self.speed_changed.emit(value)

@@ -1,0 +1,70 @@
+"""The window's own words in Chinese; explanations live with their panels.
+
+English is the key. ``Translator`` remembers where each text went and sets it again when the
+session's language changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+ZH = {
+    "&File": "文件(&F)",
+    "&Open checkpoint…": "打开检查点(&O)…",
+    "Open &recent": "最近打开(&R)",
+    "Export view as &PNG…": "导出视图为 PNG(&P)…",
+    "Export view as &SVG…": "导出视图为 SVG(&S)…",
+    "Export &trace (.npz)…": "导出轨迹 .npz(&T)…",
+    "&Quit": "退出(&Q)",
+    "&Run": "运行(&R)",
+    "Step": "单步",
+    "Back": "后退",
+    "Play": "播放",
+    "Pause": "暂停",
+    "Reset": "重置",
+    "To end": "运行到结束",
+    "&View": "视图(&V)",
+    "Show the &mean of heads": "显示各头的平均(&M)",
+    "&Colormap": "配色(&C)",
+    "&Device": "设备(&D)",
+    "Auto": "自动",
+    "&Help": "帮助(&H)",
+    "&Keyboard shortcuts": "键盘快捷键(&K)",
+    "Source:": "源文本：",
+    "Examples": "示例",
+    "Run": "运行",
+    "Decoding:": "解码：",
+    "speed": "速度",
+    "steps/s": "步/秒",
+    "greedy": "贪心",
+    "sampling (temperature)": "采样（温度）",
+    "top-k sampling": "top-k 采样",
+    "top-p (nucleus) sampling": "top-p（核）采样",
+    "beam search": "束搜索",
+    "Output:": "输出：",
+    "Encoder self-attention": "编码器自注意力",
+    "Masked decoder self-attention": "掩码解码器自注意力",
+    "Cross-attention": "交叉注意力",
+    "Attention heads": "注意力头",
+    "decoder reads <bos> + what it generated": "解码器读入 <bos> + 已生成的内容",
+    "decoder reads a target you type (teacher forcing)": "解码器读入你输入的目标（教师强制）",
+    "what if: remove the causal mask": "假设：去掉因果掩码",
+    "padded batch of two sources": "两个源文本的填充批次",
+}
+
+
+def tr(text: str, language: str) -> str:
+    """``text`` in ``language`` ("en" or "zh"); English where no translation exists."""
+    return ZH.get(text, text) if language == "zh" else text
+
+
+class Translator:
+    def __init__(self) -> None:
+        self.entries: list[tuple[Callable[[str], object], str]] = []
+
+    def add(self, setter: Callable[[str], object], english: str) -> None:
+        self.entries.append((setter, english))
+
+    def apply(self, language: str) -> None:
+        for setter, english in self.entries:
+            setter(tr(english, language))
