@@ -39,15 +39,20 @@ DECODING_OPTIONS = {  # option dest -> DecodingSettings field
 }
 
 
-def add_decoding_options(parser: argparse.ArgumentParser) -> None:
-    """Decoding options; unset ones (None) take DecodingSettings' defaults."""
+def add_decoding_options(parser: argparse.ArgumentParser, subcommand: bool = False) -> None:
+    """Decoding options; unset ones take DecodingSettings' defaults.
+
+    On a subcommand an unset option leaves the namespace alone, so that
+    ``attnviz --strategy beam trace ...`` keeps the option given before the subcommand.
+    """
+    default = argparse.SUPPRESS if subcommand else None
     group = parser.add_argument_group("decoding (default: greedy; T 1.0, k 5, p 0.9, beam 4, seed 0)")
-    group.add_argument("--strategy", choices=("greedy", "sample", "topk", "topp", "beam"))
-    group.add_argument("--temperature", type=float)
-    group.add_argument("--top-k", type=int)
-    group.add_argument("--top-p", type=float)
-    group.add_argument("--beam", type=int, help="beam width")
-    group.add_argument("--seed", type=int)
+    group.add_argument("--strategy", choices=("greedy", "sample", "topk", "topp", "beam"), default=default)
+    group.add_argument("--temperature", type=float, default=default)
+    group.add_argument("--top-k", type=int, default=default)
+    group.add_argument("--top-p", type=float, default=default)
+    group.add_argument("--beam", type=int, help="beam width", default=default)
+    group.add_argument("--seed", type=int, default=default)
 
 
 def decoding_given(args: argparse.Namespace) -> bool:
@@ -92,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
     trace.add_argument("--target", help="run teacher-forced on this target instead of generating")
     trace.add_argument("--out", type=Path, required=True, help="where to write the .npz")
-    add_decoding_options(trace)
+    add_decoding_options(trace, subcommand=True)
 
     train = sub.add_parser("train", help="train a model on the synthetic tasks")
     train.add_argument("--config", default="default", help="named recipe (default, tiny)")

@@ -126,3 +126,23 @@ def test_bad_checkpoint_file_exits_2(tmp_path, capsys):
     bad.write_bytes(b"not a checkpoint at all")
     assert main(["trace", "--checkpoint", str(bad), "--text", "x", "--out", str(tmp_path / "t.npz")]) == 2
     assert "attnviz:" in capsys.readouterr().err
+
+
+def test_decoding_options_before_the_subcommand_are_kept(tiny_checkpoint_path, tmp_path):
+    out = tmp_path / "t.npz"
+    args = [
+        "--strategy",
+        "beam",
+        "--beam",
+        "2",
+        "trace",
+        "--checkpoint",
+        str(tiny_checkpoint_path),
+        "--text",
+        "sort: 21",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == 0
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["decoding"]["strategy"] == "beam" and summary["decoding"]["beam_width"] == 2
