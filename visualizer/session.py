@@ -156,6 +156,7 @@ class Session:
         self.device = "auto"
         self.language = "en"  # explanations in "en" or "zh"; the window follows the system
         self.computed: dict[tuple, Any] = {}  # answers to compute requests, by key
+        self.failed: dict[tuple, str] = {}  # compute keys whose job raised, and why
         self.playing = False
         self.initial_steps = 0  # steps to run after the first model loads (attnviz --steps)
         self.generation = 0  # the generation asked for last
@@ -169,7 +170,14 @@ class Session:
     # -- derived state --------------------------------------------------------------------
     @property
     def busy(self) -> bool:
+        """Some model work is pending (the progress bar shows)."""
         return bool(self._pending)
+
+    @property
+    def generating(self) -> bool:
+        """A step, start or branch is pending: the next step must wait for it (a panel's
+        computation need not)."""
+        return any(request_id not in self._computing for request_id in self._pending)
 
     @property
     def step_count(self) -> int:
@@ -236,7 +244,7 @@ class Session:
             return
         if self.cursor < self.step_count - 1:
             self._set_cursor(self.cursor + 1)
-        elif self.snapshot.stop_reason is None and not self.busy:
+        elif self.snapshot.stop_reason is None and not self.generating:
             self._send(StepRequest(next(self._ids), self.generation))
         elif self.snapshot.stop_reason is not None:
             self.stop()
@@ -254,7 +262,7 @@ class Session:
             return
         if self.snapshot.stop_reason is not None:
             self._set_cursor(self.step_count - 1)
-        elif not self.busy:
+        elif not self.generating:
             self._send(StepRequest(next(self._ids), self.generation, None))
 
     def reset(self) -> None:
@@ -286,7 +294,7 @@ class Session:
 
     def play_tick(self) -> None:
         """Called by the GUI's play timer: one step, unless the last one is still running."""
-        if self.playing and not self.busy:
+        if self.playing and not self.generating:
             self.step_forward()
 
     def set_kind(self, kind: str) -> None:
@@ -313,7 +321,12 @@ class Session:
 
         A key already answered, or asked for and not yet answered, is not asked again.
         """
-        if self.model is None or key in self.computed or key in self._computing.values():
+        if (
+            self.model is None
+            or key in self.computed
+            or key in self.failed
+            or key in self._computing.values()
+        ):
             return
         request = ComputeRequest(next(self._ids), self.generation, key, job)
         self._computing[request.id] = key
@@ -327,7 +340,15 @@ class Session:
     # -- results from the worker ----------------------------------------------------------
     def apply(self, result: Result) -> None:
         self._pending.discard(result.request_id)
-        self._computing.pop(result.request_id, None)  # answered or failed: may be asked again
+        computing = self._computing.pop(result.request_id, None)
+        if isinstance(result, RequestFailed) and computing is not None:
+            # a panel's computation failed: say so there, keep playing, do not ask again
+            self.failed[computing] = result.message
+            self.message.emit("warning", result.message)
+            self.computed_changed.emit(computing)
+            if not self._pending:
+                self.busy_changed.emit(False)
+            return
         if isinstance(result, ModelLoaded):
             self._model_loaded(result.model)
         elif isinstance(result, Computed):
@@ -355,6 +376,7 @@ class Session:
         keep_steps, self.initial_steps = max(keep_steps, self.initial_steps), 0
         self.model = model
         self.computed.clear()
+        self.failed.clear()
         self._computing.clear()  # requests run in order: none for the old model is still coming
         self.snapshot = None
         self.snapshot_changed.emit(None)

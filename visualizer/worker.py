@@ -64,9 +64,12 @@ class ModelWorker(QObject):
         try:
             result = self.run(request)
         except Exception as error:  # shown to the user; the worker and its state live on
-            what = {LoadRequest: "load", StartRequest: "start", DeviceRequest: "device"}.get(
-                type(request), "generate"
-            )
+            what = {
+                LoadRequest: "load",
+                StartRequest: "start",
+                DeviceRequest: "device",
+                ComputeRequest: "compute",
+            }.get(type(request), "generate")
             message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             if not isinstance(error, ValueError):
                 message = f"{type(error).__name__}: {message}"

@@ -80,3 +80,36 @@ def test_teacher_forced_target_shows_per_position_loss(harness):
     item = panel.items[0]
     assert item.target == "fedcba" and len(item.loss) == 7
     assert "mean" in panel.loss_label.text() and f"{np.nanmean(item.loss):.3f}" in panel.loss_label.text()
+
+
+def test_a_failing_computation_is_reported_in_the_panel_and_not_retried(harness, monkeypatch):
+    import model.attention_batch as attention_batch
+    import visualizer.panels.masks as masks
+
+    calls = []
+
+    def explode(*args, **kwargs):
+        calls.append(1)
+        raise RuntimeError("simulated failure in a what-if")
+
+    monkeypatch.setattr(masks, "capture_padded_batch", explode)
+    panel = masks_panel(harness)
+    harness.wait_idle()
+    assert panel.failure.isVisible() and "simulated failure" in panel.failure.text()
+    panel.refresh()
+    harness.wait_idle()
+    assert len(calls) == 1  # a failed key is not asked again
+    harness.session.step_forward()  # stepping still works while a panel has failed
+    harness.wait_idle()
+    assert len(harness.session.snapshot.steps) == 1
+    assert attention_batch.capture_padded_batch is not explode
+
+
+def test_the_last_step_at_the_maximum_length_still_draws(harness):
+    harness.session.run_to_end()
+    harness.wait_idle()
+    snapshot = harness.session.snapshot
+    panel = masks_panel(harness)
+    harness.wait_idle()
+    assert not panel.failure.isVisible()
+    assert len(panel.items[0].target) <= snapshot.config.max_len - 1

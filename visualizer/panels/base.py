@@ -38,6 +38,11 @@ class ConceptPanel(QWidget):
         self.what_if_banner.setStyleSheet(WHAT_IF_STYLE)
         self.what_if_banner.hide()
         self.outer.addWidget(self.what_if_banner)
+        self.failure = QLabel()  # a computation for this panel raised: say what, in the panel
+        self.failure.setWordWrap(True)
+        self.failure.setStyleSheet("color: #c62828; font-weight: bold; padding: 2px")
+        self.failure.hide()
+        self.outer.addWidget(self.failure)
         self.stale = True
         self.subscriptions = Subscriptions(
             (session.cursor_changed, self.on_state_changed),
@@ -63,7 +68,13 @@ class ConceptPanel(QWidget):
         if self.isVisible():
             self.update_view()
 
-    def on_computed(self, _key) -> None:
+    def on_computed(self, key) -> None:
+        message = self.session.failed.get(key)
+        if message is not None:
+            self.failure.setText(f"the model could not compute this view: {message}")
+            self.failure.show()
+            return
+        self.failure.hide()
         self.on_state_changed()
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)

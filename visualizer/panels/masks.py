@@ -9,6 +9,8 @@ removes the causal mask.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
@@ -16,26 +18,25 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from model.attention_batch import AttentionMatrices, capture_padded_batch
 from model.tasks import solve, split_source
-from model.transformer import Interventions
 from visualizer.i18n import Translator
 from visualizer.panels.base import ConceptPanel
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
-NEG_INF_COLOR = "#7a1f3d"  # −∞: not a colour of the scale
+NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
 STAGES = ("raw", "scaled", "mask", "masked", "softmax")
 STAGE_TITLES = {
     "en": (
         "QKᵀ (raw scores)",
         "÷ √d_k (scaled)",
         "mask (dark = blocked)",
-        "masked scores (−∞ in red)",
+        "masked scores (−∞ in black)",
         "softmax",
     ),
     "zh": (
         "QKᵀ（原始分数）",
         "÷ √d_k（缩放后）",
         "掩码（深色 = 屏蔽）",
-        "掩码后分数（红色为 −∞）",
+        "掩码后分数（黑色为 −∞）",
         "softmax 权重",
     ),
 }
@@ -145,19 +146,20 @@ class MasksPanel(ConceptPanel):
             target = self.target.text()
         else:  # <bos> + the tokens generated up to the shown step, as if training on them
             target = snapshot.tokenizer.decode(snapshot.output_ids[: self.session.cursor + 1])
+        target = target[: snapshot.config.max_len - 1]  # the decoder reads at most max_len tokens
         sources, targets = [snapshot.source], [target]
         if self.batch.isChecked():
             other, other_target = second_source(snapshot.source)
             sources.append(other)
             targets.append(other_target)
-        return ("masks", tuple(sources), tuple(targets), self.no_causal.isChecked())
+        return ("masks", tuple(sources), tuple(targets), self.no_causal.isChecked(), snapshot.interventions)
 
     def refresh(self) -> None:
         key = self.request()
         if key is None:
             self.status.setText("run a source first")
             return
-        _, sources, targets, no_causal = key
+        _, sources, targets, no_causal, session_interventions = key
         self.show_what_if(
             (
                 "WHAT-IF: the causal mask is removed; every position sees the whole target, "
@@ -167,7 +169,7 @@ class MasksPanel(ConceptPanel):
             else None
         )
         if key not in self.session.computed:
-            interventions = Interventions(no_causal_mask=no_causal)
+            interventions = replace(session_interventions, no_causal_mask=no_causal)
             self.status.setText("running the model …")
             self.session.compute(
                 key,
@@ -260,7 +262,9 @@ class MasksPanel(ConceptPanel):
             mark = "✓" if target == predicted else "✗"
             parts.append(f"{position}: {tokenizer.token_text(int(predicted))!r}{mark} {loss:.3f}")
         shown = item.loss[: last + 1]
-        mean = float(np.nanmean(shown)) if np.isfinite(shown).any() else float("nan")
+        if not np.isfinite(shown).any():
+            return ""
+        mean = float(np.nanmean(shown))
         return (
             f"prediction and cross-entropy (nats) at each decoder position, mean {mean:.3f}: "
             + " · ".join(parts)

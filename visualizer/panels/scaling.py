@@ -7,6 +7,8 @@ saturating without it: attention collapses onto one key.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
@@ -20,11 +22,13 @@ SCALED_COLOR = "#4fc3f7"
 UNSCALED_COLOR = "#ff7043"
 
 
-def both_runs(checkpoint, source: str, target: str):
+def both_runs(checkpoint, source: str, target: str, interventions: Interventions):
     """(with scaling, without scaling) captures of one teacher-forced run."""
     model, tokenizer = checkpoint.model, checkpoint.tokenizer
-    [scaled] = capture_padded_batch(model, tokenizer, [source], [target])
-    [unscaled] = capture_padded_batch(model, tokenizer, [source], [target], Interventions(no_scaling=True))
+    with_scale = replace(interventions, no_scaling=False)
+    without = replace(interventions, no_scaling=True)
+    [scaled] = capture_padded_batch(model, tokenizer, [source], [target], with_scale)
+    [unscaled] = capture_padded_batch(model, tokenizer, [source], [target], without)
     return scaled, unscaled
 
 
@@ -72,12 +76,15 @@ class ScalingPanel(ConceptPanel):
             self.status.setText("run a source first")
             return
         target = snapshot.tokenizer.decode(snapshot.output_ids[: self.session.cursor + 1])
-        key = ("scaling", snapshot.source, target)
+        target = target[: snapshot.config.max_len - 1]  # the decoder reads at most max_len tokens
+        interventions = snapshot.interventions
+        key = ("scaling", snapshot.source, target, interventions)
         self.show_what_if("WHAT-IF on the right: no ÷√d_k in any attention layer")
         if key not in self.session.computed:
             self.status.setText("running the model twice …")
             self.session.compute(
-                key, lambda checkpoint, _snapshot: both_runs(checkpoint, snapshot.source, target)
+                key,
+                lambda checkpoint, _snapshot: both_runs(checkpoint, snapshot.source, target, interventions),
             )
             return
         self.draw(*self.session.computed[key])
