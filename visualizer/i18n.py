@@ -50,6 +50,19 @@ ZH = {
     "decoder reads a target you type (teacher forcing)": "解码器读入你输入的目标（教师强制）",
     "what if: remove the causal mask": "假设：去掉因果掩码",
     "padded batch of two sources": "两个源文本的填充批次",
+    "run a source first": "请先运行一个源文本",
+    "running the model …": "正在运行模型 …",
+    "running the model twice …": "正在运行模型两次 …",
+    "target, e.g. noitnetta": "目标，例如 noitnetta",
+    "WHAT-IF: the causal mask is removed; every position sees the whole target, "
+    "which the model never did in training": (
+        "假设实验：因果掩码已去掉；每个位置都能看到整个目标，模型在训练中从未这样做过"
+    ),
+    "WHAT-IF on the right: no ÷√d_k in any attention layer": ("右侧为假设实验：所有注意力层都不除以 √d_k"),
+    "entropy (nats)": "熵（奈特）",
+    "prediction and cross-entropy (nats) at each decoder position, mean": (
+        "解码器各位置的预测与交叉熵（奈特），平均"
+    ),
 }
 
 

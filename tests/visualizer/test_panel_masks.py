@@ -36,6 +36,9 @@ def test_stages_equal_the_model_and_minus_infinity_sits_exactly_on_the_mask(harn
     drawn = cells["masked"].image.image
     assert np.isnan(drawn[dec.mask]).all() and np.isfinite(drawn[~dec.mask]).all()  # drawn apart
     np.testing.assert_allclose(cells["softmax"].image.image, dec.weights[1, 2], atol=1e-6)
+    # and the teacher-forced rows are exactly what the engine computed step by step
+    for t, step in enumerate(snapshot.steps):
+        np.testing.assert_allclose(cells["softmax"].image.image[t, : t + 1], step.dec_self[1, 2], atol=1e-5)
     # the causal mask: strictly above the diagonal
     np.testing.assert_array_equal(dec.mask, np.triu(np.ones_like(dec.mask), 1))
 
@@ -113,3 +116,17 @@ def test_the_last_step_at_the_maximum_length_still_draws(harness):
     harness.wait_idle()
     assert not panel.failure.isVisible()
     assert len(panel.items[0].target) <= snapshot.config.max_len - 1
+
+
+def test_the_panel_chooses_the_kind_of_attention_and_shows_cross_padding(harness):
+    panel = masks_panel(harness)
+    panel.kind.setCurrentIndex(panel.kind.findData("cross"))
+    assert harness.session.kind == "cross"
+    panel.batch.setChecked(True)
+    harness.wait_idle()
+    short = panel.items[1]
+    real = len(short.source) + 1
+    mask = panel.cells[(1, "mask")].shown.astype(bool)
+    assert mask[:, real:].all() and not mask[:, :real].any()  # cross-attention hides padding keys too
+    harness.session.set_kind("dec_self")
+    assert panel.kind.currentData() == "dec_self"

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from model.attention_batch import AttentionMatrices, capture_padded_batch
 from model.tasks import solve, split_source
-from visualizer.i18n import Translator
+from visualizer.i18n import Translator, tr
 from visualizer.panels.base import ConceptPanel
+from visualizer.views import KIND_TITLES
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
@@ -91,6 +92,11 @@ class MasksPanel(ConceptPanel):
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
         controls = QHBoxLayout()
+        self.kind = QComboBox()  # the same choice as the tabs on the 'Attention heads' page
+        for kind, title in KIND_TITLES.items():
+            self.kind.addItem(title, kind)
+        self.kind.currentIndexChanged.connect(self.on_kind_chosen)
+        controls.addWidget(self.kind)
         self.mode = QComboBox()
         self.mode.addItem("decoder reads <bos> + what it generated", "generated")
         self.mode.addItem("decoder reads a target you type (teacher forcing)", "target")
@@ -112,6 +118,9 @@ class MasksPanel(ConceptPanel):
         )
         self.translator.add(self.no_causal.setText, "what if: remove the causal mask")
         self.translator.add(self.batch.setText, "padded batch of two sources")
+        self.translator.add(self.target.setPlaceholderText, "target, e.g. noitnetta")
+        for index, title in enumerate(KIND_TITLES.values()):
+            self.translator.add(lambda text, i=index: self.kind.setItemText(i, text), title)
         self.translator.apply(session.language)
         self.mode.currentIndexChanged.connect(self.on_controls)
         self.target.editingFinished.connect(self.on_controls)
@@ -132,6 +141,9 @@ class MasksPanel(ConceptPanel):
         if hasattr(self, "translator"):
             self.translator.apply(language)
         super().on_language_changed(language)
+
+    def on_kind_chosen(self, index: int) -> None:
+        self.session.set_kind(self.kind.itemData(index))
 
     def on_controls(self, *_args) -> None:
         self.target.setEnabled(self.mode.currentData() == "target")
@@ -155,22 +167,22 @@ class MasksPanel(ConceptPanel):
         return ("masks", tuple(sources), tuple(targets), self.no_causal.isChecked(), snapshot.interventions)
 
     def refresh(self) -> None:
+        self.kind.blockSignals(True)
+        self.kind.setCurrentIndex(self.kind.findData(self.session.kind))
+        self.kind.blockSignals(False)
         key = self.request()
         if key is None:
-            self.status.setText("run a source first")
+            self.status.setText(tr("run a source first", self.session.language))
             return
         _, sources, targets, no_causal, session_interventions = key
-        self.show_what_if(
-            (
-                "WHAT-IF: the causal mask is removed; every position sees the whole target, "
-                "which the model never did in training"
-            )
-            if no_causal
-            else None
+        banner = (
+            "WHAT-IF: the causal mask is removed; every position sees the whole target, "
+            "which the model never did in training"
         )
+        self.show_what_if(tr(banner, self.session.language) if no_causal else None)
         if key not in self.session.computed:
             interventions = replace(session_interventions, no_causal_mask=no_causal)
-            self.status.setText("running the model …")
+            self.status.setText(tr("running the model …", self.session.language))
             self.session.compute(
                 key,
                 lambda checkpoint, _snapshot: capture_padded_batch(
@@ -242,10 +254,18 @@ class MasksPanel(ConceptPanel):
         who = "the mean of the heads" if session.head is None else f"head {session.head + 1}"
         item = self.items[0].attention[session.kind]
         blocked = int(item.mask.sum())
+        layer = min(session.layer, item.scores.shape[0] - 1) + 1
+        if session.language == "zh":
+            head = "各头平均" if session.head is None else f"第 {session.head + 1} 个头"
+            return (
+                f"{tr(KIND_TITLES[session.kind], 'zh')}，第 {layer} 层，{head}；"
+                f"缩放 1/√d_k = {item.scale:.4f}；掩码屏蔽了 {item.mask.size} 个位置中的 {blocked} 个"
+                "（在“注意力头”页点击一个头即可选中它）"
+            )
         return (
             f"{kinds[session.kind]}, layer {min(session.layer, item.scores.shape[0] - 1) + 1}, {who}; "
             f"scale 1/√d_k = {item.scale:.4f}; the mask blocks {blocked} of {item.mask.size} entries "
-            "(choose the kind on the 'Attention heads' page; click a head there to select it)"
+            "(click a head on the 'Attention heads' page to select it)"
         )
 
     def losses(self) -> str:
@@ -265,7 +285,7 @@ class MasksPanel(ConceptPanel):
         if not np.isfinite(shown).any():
             return ""
         mean = float(np.nanmean(shown))
-        return (
-            f"prediction and cross-entropy (nats) at each decoder position, mean {mean:.3f}: "
-            + " · ".join(parts)
+        title = tr(
+            "prediction and cross-entropy (nats) at each decoder position, mean", self.session.language
         )
+        return f"{title} {mean:.3f}: " + " · ".join(parts)

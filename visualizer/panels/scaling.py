@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel
 
 from model.attention_batch import capture_padded_batch
 from model.transformer import Interventions
+from visualizer.i18n import tr
 from visualizer.panels.base import ConceptPanel
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
@@ -73,15 +74,15 @@ class ScalingPanel(ConceptPanel):
     def refresh(self) -> None:
         snapshot = self.session.snapshot
         if snapshot is None:
-            self.status.setText("run a source first")
+            self.status.setText(tr("run a source first", self.session.language))
             return
         target = snapshot.tokenizer.decode(snapshot.output_ids[: self.session.cursor + 1])
         target = target[: snapshot.config.max_len - 1]  # the decoder reads at most max_len tokens
         interventions = snapshot.interventions
         key = ("scaling", snapshot.source, target, interventions)
-        self.show_what_if("WHAT-IF on the right: no ÷√d_k in any attention layer")
+        self.show_what_if(tr("WHAT-IF on the right: no ÷√d_k in any attention layer", self.session.language))
         if key not in self.session.computed:
-            self.status.setText("running the model twice …")
+            self.status.setText(tr("running the model twice …", self.session.language))
             self.session.compute(
                 key,
                 lambda checkpoint, _snapshot: both_runs(checkpoint, snapshot.source, target, interventions),
@@ -110,6 +111,15 @@ class ScalingPanel(ConceptPanel):
         self.entropies = (with_scale.entropy(), without.entropy())
         self.draw_entropy(*self.entropies)
         raw = with_scale.scores[layer][~np.broadcast_to(with_scale.mask, with_scale.scores[layer].shape)]
+        self.entropy_plot.setLabel("left", tr("entropy (nats)", session.language))
+        if session.language == "zh":
+            self.status.setText(
+                f"第 {layer + 1} 层原始分数 QKᵀ 的标准差为 {raw.std():.2f}；"
+                f"除以 √d_k = {1 / with_scale.scale:.2f} 后为 {raw.std() * with_scale.scale:.2f}。"
+                f"各头平均熵：有缩放 {self.entropies[0].mean():.3f} 奈特，"
+                f"无缩放 {self.entropies[1].mean():.3f} 奈特。"
+            )
+            return
         self.status.setText(
             f"layer {layer + 1} raw scores QKᵀ: std {raw.std():.2f}; divided by √d_k = "
             f"{1 / with_scale.scale:.2f}: std {raw.std() * with_scale.scale:.2f}. Mean entropy over heads "
