@@ -148,8 +148,8 @@ def first_norm_input(
 def half_source(text: str) -> str:
     """A shorter source to batch with ``text``: its input cut to half, the task prefix kept.
 
-    "reverse: abcdef" gives "reverse: abc". A one-character text gives itself twice (longer),
-    so the two always differ in length.
+    "reverse: abcdef" gives "reverse: abc". A one-character input gets its character once more
+    (one longer), so the two always differ in length.
     """
     prefix, sep, body = text.partition(": ")
     if not sep:
@@ -158,7 +158,7 @@ def half_source(text: str) -> str:
         prefix += sep
     if len(body) >= 2:
         return prefix + body[: len(body) // 2]
-    return text + text
+    return text + body  # one character longer, never much longer than the text itself
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ def test_half_source_keeps_the_task_and_halves_the_input():
     assert half_source("sort: 9a8b7") == "sort: 9a"
     assert half_source("abcdef") == "abc"
     assert half_source("x") == "xx"  # too short to halve: a longer partner instead
-    assert half_source("reverse: a") == "reverse: areverse: a"
+    assert half_source("reverse: a") == "reverse: aa"  # one longer, never twice the length
 
 
 def test_layer_norm_and_batch_norm_statistics_on_a_hand_made_batch():

@@ -216,3 +216,13 @@ def test_log_scale_and_chinese(harness, panel):
     assert "第 1 步" in panel.heading.text() and "奈特" in panel.info.text()
     panel.log_scale.setChecked(False)
     np.testing.assert_allclose(panel.model_bars.opts["height"], heights, rtol=1e-6)
+
+
+def test_greedy_says_exactly_one_token_can_come_out(harness):
+    harness.session.step_forward()
+    harness.wait_idle()
+    harness.window.show_panel("decoding")
+    harness.wait_idle()
+    panel = next(p for p in harness.window.panels if p.key == "decoding")
+    vocab = len(harness.session.snapshot.tokenizer)
+    assert f"1 of {vocab} tokens can be drawn" in panel.info.text()

@@ -366,7 +366,8 @@ class DecodingPanel(ConceptPanel):
             fnats=fnats,
             fbits=fnats / math.log(2),
             fperplexity=math.exp(fnats),
-            kept=int((bars.filtered_full > 0).sum()),
+            # greedy takes the argmax: only one token can come out, whatever the distribution
+            kept=1 if session.settings.strategy == "greedy" else int((bars.filtered_full > 0).sum()),
             vocab=len(bars.filtered_full),
         )
         settings = describe_settings(session.settings, language)

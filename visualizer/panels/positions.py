@@ -632,7 +632,8 @@ class PositionsPanel(ConceptPanel):
         source = snapshot.source
         self.fit_swap_controls(source)
         a, b = self.swap_a.value(), self.swap_b.value()
-        if a == b or source[a] == source[b]:
+        ids = snapshot.encoder.src_ids  # compare token ids: two unknown characters are both <unk>
+        if a == b or source[a] == source[b] or ids[a] == ids[b]:
             self.swap_heading.setText(self.text("same_chars"))
             for matrix in self.swap_matrices:
                 matrix.image.clear()
