@@ -56,6 +56,28 @@ def second_source(source: str) -> tuple[str, str]:
         return shorter, ""
 
 
+def generated_target(snapshot, cursor: int) -> str:
+    """The tokens generated up to the shown step, as a teacher-forced target (at most max_len - 1)."""
+    text = snapshot.tokenizer.decode(snapshot.output_ids[: cursor + 1])
+    return text[: snapshot.config.max_len - 1]  # the decoder reads at most max_len tokens
+
+
+def request_capture(session, sources, targets, interventions) -> list | None:
+    """The teacher-forced capture of ``sources``/``targets``, or None after asking for it.
+
+    One key for everyone: the masks and the ÷√d_k panel share the run they both need.
+    """
+    sources, targets = tuple(sources), tuple(targets)
+    key = ("capture", sources, targets, interventions)
+    session.compute(
+        key,
+        lambda checkpoint, _snapshot: capture_padded_batch(
+            checkpoint.model, checkpoint.tokenizer, list(sources), list(targets), interventions
+        ),
+    )
+    return session.computed.get(key)
+
+
 def stage_matrix(matrices: AttentionMatrices, stage: str, layer: int, head: int | None) -> np.ndarray:
     """[Q, K] for one stage; head None = the mean over heads."""
     if stage == "mask":
@@ -150,47 +172,35 @@ class MasksPanel(ConceptPanel):
         self.on_state_changed()
 
     # -- what to compute ------------------------------------------------------------------
-    def request(self) -> tuple | None:
+    def refresh(self) -> None:
+        self.kind.blockSignals(True)
+        self.kind.setCurrentIndex(self.kind.findData(self.session.kind))
+        self.kind.blockSignals(False)
         snapshot = self.session.snapshot
         if snapshot is None:
-            return None
+            self.status.setText(tr("run a source first", self.session.language))
+            return
         if self.mode.currentData() == "target":
-            target = self.target.text()
+            target = self.target.text()[: snapshot.config.max_len - 1]
         else:  # <bos> + the tokens generated up to the shown step, as if training on them
-            target = snapshot.tokenizer.decode(snapshot.output_ids[: self.session.cursor + 1])
-        target = target[: snapshot.config.max_len - 1]  # the decoder reads at most max_len tokens
+            target = generated_target(snapshot, self.session.cursor)
         sources, targets = [snapshot.source], [target]
         if self.batch.isChecked():
             other, other_target = second_source(snapshot.source)
             sources.append(other)
             targets.append(other_target)
-        return ("masks", tuple(sources), tuple(targets), self.no_causal.isChecked(), snapshot.interventions)
-
-    def refresh(self) -> None:
-        self.kind.blockSignals(True)
-        self.kind.setCurrentIndex(self.kind.findData(self.session.kind))
-        self.kind.blockSignals(False)
-        key = self.request()
-        if key is None:
-            self.status.setText(tr("run a source first", self.session.language))
-            return
-        _, sources, targets, no_causal, session_interventions = key
+        no_causal = self.no_causal.isChecked()
         banner = (
             "WHAT-IF: the causal mask is removed; every position sees the whole target, "
             "which the model never did in training"
         )
         self.show_what_if(tr(banner, self.session.language) if no_causal else None)
-        if key not in self.session.computed:
-            interventions = replace(session_interventions, no_causal_mask=no_causal)
+        interventions = replace(snapshot.interventions, no_causal_mask=no_causal)
+        items = request_capture(self.session, sources, targets, interventions)
+        if items is None:
             self.status.setText(tr("running the model …", self.session.language))
-            self.session.compute(
-                key,
-                lambda checkpoint, _snapshot: capture_padded_batch(
-                    checkpoint.model, checkpoint.tokenizer, list(sources), list(targets), interventions
-                ),
-            )
             return
-        self.items = self.session.computed[key]
+        self.items = items
         self.draw()
 
     # -- drawing --------------------------------------------------------------------------

@@ -13,24 +13,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
-from model.attention_batch import capture_padded_batch
-from model.transformer import Interventions
 from visualizer.i18n import tr
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.masks import generated_target, request_capture
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 SCALED_COLOR = "#4fc3f7"
 UNSCALED_COLOR = "#ff7043"
-
-
-def both_runs(checkpoint, source: str, target: str, interventions: Interventions):
-    """(with scaling, without scaling) captures of one teacher-forced run."""
-    model, tokenizer = checkpoint.model, checkpoint.tokenizer
-    with_scale = replace(interventions, no_scaling=False)
-    without = replace(interventions, no_scaling=True)
-    [scaled] = capture_padded_batch(model, tokenizer, [source], [target], with_scale)
-    [unscaled] = capture_padded_batch(model, tokenizer, [source], [target], without)
-    return scaled, unscaled
 
 
 class ScalingPanel(ConceptPanel):
@@ -76,19 +65,18 @@ class ScalingPanel(ConceptPanel):
         if snapshot is None:
             self.status.setText(tr("run a source first", self.session.language))
             return
-        target = snapshot.tokenizer.decode(snapshot.output_ids[: self.session.cursor + 1])
-        target = target[: snapshot.config.max_len - 1]  # the decoder reads at most max_len tokens
-        interventions = snapshot.interventions
-        key = ("scaling", snapshot.source, target, interventions)
+        target = generated_target(snapshot, self.session.cursor)
         self.show_what_if(tr("WHAT-IF on the right: no ÷√d_k in any attention layer", self.session.language))
-        if key not in self.session.computed:
-            self.status.setText(tr("running the model twice …", self.session.language))
-            self.session.compute(
-                key,
-                lambda checkpoint, _snapshot: both_runs(checkpoint, snapshot.source, target, interventions),
+        runs = [  # with the scaling (the same run the masks panel shows) and without it
+            request_capture(
+                self.session, [snapshot.source], [target], replace(snapshot.interventions, no_scaling=scaling)
             )
+            for scaling in (False, True)
+        ]
+        if None in runs:
+            self.status.setText(tr("running the model twice …", self.session.language))
             return
-        self.draw(*self.session.computed[key])
+        self.draw(runs[0][0], runs[1][0])
 
     def draw(self, scaled, unscaled) -> None:
         session = self.session
