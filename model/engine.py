@@ -173,11 +173,10 @@ class GenerationEngine:
         position = len(self.steps)
         input_id = self.tokenizer.bos_id if position == 0 else self.steps[-1].token_id
         started = time.perf_counter()
-        token = torch.tensor([[input_id]], device=self.device)
-        out = self.model.decode(
-            token, self.encoded, self.cache, capture=self.capture, interventions=self.interventions
+        out = self.model.decode_one(
+            input_id, self.encoded, self.cache, capture=self.capture, interventions=self.interventions
         )
-        logits = out.logits[0, -1]
+        logits = out.logits
         probs, filtered = next_token_distribution(logits, self.settings)
         if force is not None:
             token_id = force
@@ -185,17 +184,19 @@ class GenerationEngine:
             token_id = self._beam_choice(position)
         else:
             token_id = choose_token(filtered, self.settings, step_generator(self.settings.seed, position))
-        dec_self, cross, norms = self._step_rows(out.layers) if self.capture else (None,) * 3
-        arrays = [logits.cpu().numpy(), probs.cpu().numpy(), filtered.cpu().numpy()]
+        rows = out.rows
+        dec_self, cross, norms = (
+            (numpy_of(rows.dec_self), numpy_of(rows.cross), numpy_of(rows.norms)) if rows else (None,) * 3
+        )
+        arrays = [numpy_of(logits), numpy_of(probs), numpy_of(filtered)]
         if filtered is probs:  # greedy and beam draw from the model's own distribution
             arrays[2] = arrays[1]
-        dec_self, cross, norms = (frozen(a) for a in (dec_self, cross, norms))
         record = StepRecord(
             position,
             input_id,
             token_id,
             force is not None,
-            *(frozen(array) for array in arrays),
+            *arrays,
             dec_self,
             cross,
             norms,
@@ -236,13 +237,6 @@ class GenerationEngine:
         self.cache = self.model.start_cache(self.encoded)
 
     # -- internals -----------------------------------------------------------------------
-    def _step_rows(self, layers: list[LayerCapture]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        # weights are (B=1, H, Q=1, K): keep (H, K) per layer
-        dec_self = stack([layer.attention["self"].weights[0, :, 0] for layer in layers])
-        cross = stack([layer.attention["cross"].weights[0, :, 0] for layer in layers])
-        norms = stack([norm_matrix(layer, 0) for layer in layers])
-        return dec_self, cross, norms
-
     def _beam_choice(self, position: int) -> int:
         if self.beam is None or self.beam.path(self.beam.best_node)[:position] != self.output_ids:
             self.beam = self._plan_beam()
@@ -332,6 +326,11 @@ def norm_matrix(layer: LayerCapture, position: int | slice) -> torch.Tensor:
 
 def stack(tensors: list[torch.Tensor]) -> np.ndarray:
     return frozen(torch.stack(tensors).float().cpu().numpy())
+
+
+def numpy_of(tensor: torch.Tensor) -> np.ndarray:
+    """A read-only float32 numpy copy (or view, on the CPU) of a tensor the model returned."""
+    return frozen(tensor.float().cpu().numpy())
 
 
 def frozen(array: np.ndarray | None) -> np.ndarray | None:

@@ -246,6 +246,48 @@ def norm_stats(before: Tensor, after: Tensor) -> NormCapture:
     )
 
 
+def zero_heads(heads: Tensor, zeroed: tuple[int, ...]) -> Tensor:
+    """``heads`` (B, H, Q, Dk) with the listed heads' outputs set to zero (a what-if)."""
+    if not zeroed:
+        return heads
+    keep = torch.ones(heads.shape[1], 1, 1, device=heads.device, dtype=heads.dtype)
+    keep[list(zeroed)] = 0.0
+    return heads * keep
+
+
+def linear(x: Tensor, layer: nn.Linear) -> Tensor:
+    """``layer(x)`` without ``nn.Module.__call__``'s hook machinery (a few µs a call)."""
+    return F.linear(x, layer.weight, layer.bias)
+
+
+def attend_one(q: Tensor, k: Tensor, v: Tensor, scale: float, capture: bool) -> tuple[Tensor, Tensor | None]:
+    """One query against every key, nothing masked: (heads (1, D), weights (H, 1, K) or None).
+
+    ``q`` is (1, D), ``k`` and ``v`` (1, H, K, Dk). With ``capture`` the query comes already
+    scaled by ``scale``; for these tiny shapes a 3-D ``bmm`` costs half of a 4-D matmul, and
+    SDPA is cheapest when no weights are wanted.
+    """
+    _, n_heads, _, d_head = k.shape
+    if not capture:
+        q = q.view(1, n_heads, 1, d_head)  # (1, D) → (1, H, 1, Dk)
+        return F.scaled_dot_product_attention(q, k, v, scale=scale).view(1, -1), None
+    scores = torch.bmm(q.view(n_heads, 1, d_head), k[0].transpose(1, 2))  # (H, 1, K), scaled
+    weights = torch.softmax(scores, dim=-1)
+    return torch.bmm(weights, v[0]).view(1, -1), weights  # (H, 1, Dk) → (1, D)
+
+
+def row_moments(x: Tensor) -> tuple[Tensor, Tensor]:
+    """(mean, std) of each row of ``x`` (N, D), population std as ``norm_stats``.
+
+    Written as two matrix-vector products: ``torch.std_mean`` costs four times as much on
+    the few short rows of one step.
+    """
+    average = x.new_full((x.shape[1],), 1.0 / x.shape[1])
+    mean = torch.mv(x, average)
+    centred = x - mean[:, None]
+    return mean, torch.mv(centred * centred, average).sqrt()
+
+
 class MultiHeadAttention(nn.Module):
     def __init__(self, d_model: int, n_heads: int, dropout: float) -> None:
         super().__init__()
@@ -293,10 +335,7 @@ class MultiHeadAttention(nn.Module):
             captured = AttentionCapture(scores, scale, full_mask, weights)
         else:
             heads = F.scaled_dot_product_attention(q, k, v, attn_mask=~mask, dropout_p=dropout, scale=scale)
-        if zeroed_heads:
-            keep = torch.ones(self.n_heads, 1, 1, device=heads.device, dtype=heads.dtype)
-            keep[list(zeroed_heads)] = 0.0
-            heads = heads * keep
+        heads = zero_heads(heads, zeroed_heads)
         batch, _, n_queries, _ = heads.shape
         concat = heads.transpose(1, 2).reshape(batch, n_queries, -1)  # (B, Q, D)
         return self.out_proj(concat), captured
@@ -422,6 +461,22 @@ class EncoderOutput:
 
 
 @dataclass
+class StepRows:
+    """What one generation step computed for its one new query, stacked over layers."""
+
+    dec_self: Tensor  # (L, H, t+1) self-attention weights over input positions 0..t
+    cross: Tensor  # (L, H, S) cross-attention weights over the source
+    norms: Tensor  # (L, 3, 4) per sublayer: in_mean, in_std, out_mean, out_std
+
+
+@dataclass
+class NextToken:
+    logits: Tensor  # (V,)
+    cache: KVCache  # keys/values for every position so far
+    rows: StepRows | None  # when captured
+
+
+@dataclass
 class DecoderOutput:
     logits: Tensor  # (B, T_new, V)
     cache: KVCache  # keys/values for every position so far
@@ -507,7 +562,8 @@ class Transformer(nn.Module):
     def start_cache(self, encoded: EncoderOutput) -> KVCache:
         """An empty decoder cache with each layer's cross-attention keys/values projected."""
         cross = [layer.src_attn.project_kv(encoded.memory) for layer in self.decoder_layers]
-        return KVCache([], [], [k for k, _ in cross], [v for _, v in cross])
+        # contiguous once here, so that no step's attention copies them again
+        return KVCache([], [], [k.contiguous() for k, _ in cross], [v.contiguous() for _, v in cross])
 
     def decode(
         self,
@@ -564,6 +620,108 @@ class Transformer(nn.Module):
         logits = self.generator(x)  # (B, T_new, V)
         new_cache = KVCache(self_k, self_v, cache.cross_k, cache.cross_v)
         return DecoderOutput(logits, new_cache, layers, final_norm)
+
+    def decode_one(
+        self,
+        token_id: int,
+        encoded: EncoderOutput,
+        cache: KVCache,
+        *,
+        capture: bool = False,
+        interventions: Interventions = NO_INTERVENTIONS,
+    ) -> NextToken:
+        """``decode`` of one new token for one unpadded source (B = 1): a generation step.
+
+        Such a step costs per-operation dispatch far more than arithmetic, so this does the
+        same arithmetic in fewer, cheaper operations: activations stay (1, D) matrices;
+        the newest query sees every key, so there is no mask to build or apply (nor anything
+        for ``no_causal_mask`` to change); linear layers are called as functions, the
+        query's ÷√d_k is folded into its projection, and LayerNorm statistics and attention
+        rows are stacked once at the end. Inference only (no dropout). A test keeps it
+        equal to ``decode``.
+        """
+        if self.training:
+            raise RuntimeError("decode_one is for inference: call model.eval() first")
+        config = self.config
+        d, n_heads, d_head, n_layers = config.d_model, config.n_heads, config.d_head, config.n_decoder_layers
+        start = cache.length
+        scale = 1.0 if interventions.no_scaling else 1.0 / math.sqrt(d_head)
+        x = self.tgt_embed.weight[token_id] * math.sqrt(d)  # (D,)
+        if not interventions.no_positional:
+            x = x + self.positional_encoding(1, start)[0]
+        x = x.view(1, d)
+        norm_inputs: list[Tensor] = []  # each LayerNorm's input, (1, D)
+        norm_outputs: list[Tensor] = []
+        self_rows: list[Tensor] = []  # (H, 1, t+1) per layer
+        cross_rows: list[Tensor] = []  # (H, 1, S) per layer
+        self_k: list[Tensor] = []
+        self_v: list[Tensor] = []
+
+        def add_and_norm(x: Tensor, norm: nn.LayerNorm, sublayer) -> Tensor:
+            if config.norm_placement == "post":  # LayerNorm(x + Sublayer(x))
+                summed = x + sublayer(x)
+                normed = F.layer_norm(summed, (d,), norm.weight, norm.bias, norm.eps)
+                norm_inputs.append(summed)
+                norm_outputs.append(normed)
+                return normed
+            normed = F.layer_norm(x, (d,), norm.weight, norm.bias, norm.eps)  # x + Sublayer(LayerNorm(x))
+            norm_inputs.append(x)
+            norm_outputs.append(normed)
+            return x + sublayer(normed)
+
+        def query(h: Tensor, projection: nn.Linear) -> Tensor:
+            if capture:  # scale · (h Wᵀ + b) in one operation
+                return torch.addmm(projection.bias, h, projection.weight.t(), beta=scale, alpha=scale)
+            return linear(h, projection)
+
+        def merged(attention: MultiHeadAttention, heads: Tensor, zeroed: tuple[int, ...]) -> Tensor:
+            if zeroed:
+                heads = zero_heads(heads.view(1, n_heads, 1, d_head), zeroed).view(1, d)
+            return linear(heads, attention.out_proj)
+
+        for index, layer in enumerate(self.decoder_layers):
+
+            def attend_self(h: Tensor, layer=layer, index=index) -> Tensor:
+                attention = layer.self_attn
+                k = linear(h, attention.k_proj).view(1, n_heads, 1, d_head)  # (1, D) → (1, H, 1, Dk)
+                v = linear(h, attention.v_proj).view(1, n_heads, 1, d_head)
+                if start:
+                    k = torch.cat([cache.self_k[index], k], dim=2)  # (1, H, t+1, Dk)
+                    v = torch.cat([cache.self_v[index], v], dim=2)
+                self_k.append(k)
+                self_v.append(v)
+                heads, weights = attend_one(query(h, attention.q_proj), k, v, scale, capture)
+                self_rows.append(weights)
+                return merged(attention, heads, self._zeroed(interventions, "dec_self", index))
+
+            def attend_source(h: Tensor, layer=layer, index=index) -> Tensor:
+                attention = layer.src_attn
+                q = query(h, attention.q_proj)
+                heads, weights = attend_one(q, cache.cross_k[index], cache.cross_v[index], scale, capture)
+                cross_rows.append(weights)
+                return merged(attention, heads, self._zeroed(interventions, "cross", index))
+
+            def feed_forward(h: Tensor, layer=layer) -> Tensor:
+                return linear(F.relu(linear(h, layer.ffn.linear1)), layer.ffn.linear2)
+
+            x = add_and_norm(x, layer.self_sublayer.norm, attend_self)
+            x = add_and_norm(x, layer.cross_sublayer.norm, attend_source)
+            x = add_and_norm(x, layer.ffn_sublayer.norm, feed_forward)
+        if config.norm_placement == "pre":
+            norm = self.decoder_norm
+            x = F.layer_norm(x, (d,), norm.weight, norm.bias, norm.eps)
+        logits = F.linear(x, self.generator.weight)[0]  # (V,)
+        rows = None
+        if capture:
+            n = len(norm_inputs)
+            mean, std = row_moments(torch.cat(norm_inputs + norm_outputs))  # (2n,) each
+            norms = torch.stack((mean[:n], std[:n], mean[n:], std[n:]), dim=-1)  # (n, 4)
+            rows = StepRows(
+                torch.cat(self_rows).view(n_layers, n_heads, start + 1),  # (L·H, 1, t+1) → (L, H, t+1)
+                torch.cat(cross_rows).view(n_layers, n_heads, -1),  # (L·H, 1, S) → (L, H, S)
+                norms.view(n_layers, -1, 4),  # (L·3, 4) → (L, 3, 4)
+            )
+        return NextToken(logits, KVCache(self_k, self_v, cache.cross_k, cache.cross_v), rows)
 
     def forward(self, src: Tensor, tgt: Tensor, src_pad_mask: Tensor, tgt_pad_mask: Tensor) -> Tensor:
         """Training pass: logits (B, T, V) for every target position at once."""
