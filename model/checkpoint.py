@@ -9,16 +9,22 @@ Format (version 1): a standard ``.safetensors`` file. Its ``__metadata__`` has o
      "info": {...free-form training facts, shown to the user, never used as paths...}}
 
 Tensors are float32, named as in ``Transformer.state_dict()``; with tied embeddings only
-``src_embed.weight`` is stored. Loading validates the header, the config, the vocabulary and
-every tensor's name, shape, dtype and finiteness before a model is built, and reports the
-first problem in one line (``CheckpointError``). Nothing is unpickled: a legacy ``.pt`` file
-is read only with ``torch.load(weights_only=True)``.
+``src_embed.weight`` is stored. float16 and bfloat16 tensors are accepted and widened to
+float32 (exactly); any other dtype is refused. Loading validates the header, the config, the
+vocabulary and every tensor's name, shape, dtype, finiteness and magnitude before a model is
+allocated (shapes are checked against a model on the ``meta`` device), then runs one forward
+pass and refuses weights whose logits are not finite. The first problem is reported in one
+line (``CheckpointError``). Nothing is unpickled: a legacy ``.pt`` file is read only with
+``torch.load(weights_only=True)``. Nothing in the metadata is used as a path: the only file
+loading opens is the checkpoint itself.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +33,7 @@ import torch
 from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save_file
 
+from model.shipped import default_checkpoint_path  # noqa: F401 (re-exported: where callers look)
 from model.tokenizer import CharTokenizer
 from model.transformer import Transformer, TransformerConfig
 
@@ -39,6 +46,15 @@ SAFETENSORS_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.
 
 class CheckpointError(ValueError):
     """A checkpoint cannot be used; the message says why in one line."""
+
+    MAX_MESSAGE = 400  # a hostile file can put megabytes into a name or a value
+
+    def __init__(self, message: str) -> None:
+        message = " ".join(str(message).splitlines())
+        if len(message) > self.MAX_MESSAGE:
+            half = self.MAX_MESSAGE // 2
+            message = f"{message[:half]} … {message[-half:]}"
+        super().__init__(message)
 
 
 @dataclass
@@ -53,22 +69,6 @@ class Checkpoint:
     @property
     def config(self) -> TransformerConfig:
         return self.model.config
-
-
-DEFAULT_CHECKPOINT_NAME = "default.safetensors"
-
-
-def default_checkpoint_path() -> Path:
-    """The shipped checkpoint: package data when installed, ``assets/`` in a source checkout."""
-    try:
-        from importlib.resources import files
-
-        installed = Path(str(files("model.assets") / DEFAULT_CHECKPOINT_NAME))
-        if installed.is_file():
-            return installed
-    except (ModuleNotFoundError, TypeError):
-        pass
-    return Path(__file__).resolve().parent.parent / "assets" / DEFAULT_CHECKPOINT_NAME
 
 
 def resolve_device(name: str) -> tuple[torch.device, str | None]:
@@ -98,6 +98,8 @@ def resolve_device(name: str) -> tuple[torch.device, str | None]:
 
 
 MAX_PARAMETERS = 500_000_000  # 2 GB of float32: far beyond any model this app is for
+MAX_WEIGHT = 1e4  # trained weights stay within a few units; far larger ones overflow float32 attention
+SMOKE_TOKENS = 64  # the forward pass that checks a loaded model reads at most this many tokens
 
 
 def tied_aliases(config: TransformerConfig) -> set[str]:
@@ -141,29 +143,49 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> Checkpoint:
     else:
         header, tensors = parse_safetensors(data)
     config, tokenizer, info = parse_header(header)
-    model = empty_model(config)
-    check_tensors(tensors, stored_tensors(model))
+    if config.parameter_count() <= EAGER_BUILD_LIMIT:
+        model = empty_model(config)
+        check_tensors(tensors, stored_tensors(model))
+    else:  # check every shape before allocating gigabytes
+        check_tensors(tensors, stored_tensors(shape_model(config)))
+        model = empty_model(config)
     return build(path, model, tokenizer, info, tensors, torch_device, notice)
 
 
 def read_file(path: Path) -> bytes:
-    if not path.exists():
-        raise CheckpointError(f"{path}: no such file")
-    if path.is_dir():
-        raise CheckpointError(f"{path}: is a directory, not a checkpoint file")
+    """The file's bytes; absent, unreadable, special, empty or huge files are refused."""
     try:
-        size = path.stat().st_size
-        if size == 0:
-            raise CheckpointError(f"{path}: the file is empty")
-        if size > MAX_FILE_BYTES:
-            raise CheckpointError(
-                f"{path}: {size / 1024**3:.1f} GB is larger than any checkpoint this app reads"
-            )
-        return path.read_bytes()
+        mode = path.stat().st_mode
+        if stat.S_ISREG(mode):
+            with open(path, "rb") as file:  # builtins.open, so that tests can watch what is opened
+                data = file.read(MAX_FILE_BYTES + 1)  # + 1: a file that grew since stat() is seen
+    except (FileNotFoundError, NotADirectoryError) as error:
+        raise CheckpointError(f"{path}: no such file") from error
     except PermissionError as error:
         raise CheckpointError(f"{path}: permission denied") from error
     except OSError as error:
         raise CheckpointError(f"{path}: cannot read ({error.strerror or error})") from error
+    except ValueError as error:  # e.g. a NUL byte in the path
+        raise CheckpointError(f"{str(path)!r}: not a usable path ({one_line(error)})") from error
+    if stat.S_ISDIR(mode):
+        raise CheckpointError(f"{path}: is a directory, not a checkpoint file")
+    if not stat.S_ISREG(mode):
+        raise CheckpointError(f"{path}: is not a regular file")
+    if not data:
+        raise CheckpointError(f"{path}: the file is empty")
+    if len(data) > MAX_FILE_BYTES:
+        raise CheckpointError(f"{path}: larger than any checkpoint this app reads ({MAX_FILE_BYTES:,} bytes)")
+    return data
+
+
+def parse_json(text: bytes | str, what: str) -> object:
+    """JSON from a file: bad UTF-8, bad syntax, absurd nesting or huge numbers are one error."""
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError) as error:  # ValueError: JSON, UTF-8, int digits
+        raise CheckpointError(f"{what} is not valid JSON ({one_line(error)})") from error
 
 
 def parse_safetensors(data: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
@@ -171,15 +193,17 @@ def parse_safetensors(data: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
     if len(data) < 8:
         raise CheckpointError("not a safetensors file: shorter than its 8-byte header length")
     (header_len,) = struct.unpack("<Q", data[:8])
-    if header_len > MAX_HEADER_BYTES or 8 + header_len > len(data):
+    if 8 + header_len > len(data):
         raise CheckpointError(
             "not a safetensors file, or a truncated one: the header length "
             f"({header_len} bytes) runs past the end of the file ({len(data)} bytes)"
         )
-    try:
-        header = json.loads(data[8 : 8 + header_len].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CheckpointError(f"safetensors header is not valid JSON ({error})") from error
+    if header_len > MAX_HEADER_BYTES:
+        raise CheckpointError(
+            f"safetensors header of {header_len:,} bytes is larger than any checkpoint's "
+            f"({MAX_HEADER_BYTES:,})"
+        )
+    header = parse_json(data[8 : 8 + header_len], "safetensors header")
     if not isinstance(header, dict):
         raise CheckpointError("safetensors header is not a JSON object")
     metadata = header.pop("__metadata__", None) or {}
@@ -188,13 +212,14 @@ def parse_safetensors(data: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
         check_entry(name, entry, body_len)
     if not isinstance(metadata, dict) or METADATA_KEY not in metadata:
         raise CheckpointError("safetensors file has no attnviz metadata (config and vocabulary)")
-    try:
-        ours = json.loads(metadata[METADATA_KEY])
-    except (TypeError, json.JSONDecodeError) as error:
-        raise CheckpointError(f"attnviz metadata is not valid JSON ({error})") from error
+    ours = parse_json(metadata[METADATA_KEY], "attnviz metadata")
     try:
         tensors = load_safetensors_bytes(data)
     except Exception as error:  # safetensors raises its own error types; report, don't crash
+        raise CheckpointError(f"safetensors could not read the tensors ({one_line(error)})") from error
+    except BaseException as error:  # a Rust panic arrives as pyo3's PanicException(BaseException)
+        if type(error).__name__ != "PanicException":
+            raise
         raise CheckpointError(f"safetensors could not read the tensors ({one_line(error)})") from error
     return ours, tensors
 
@@ -203,16 +228,18 @@ def check_entry(name: str, entry: object, body_len: int) -> None:
     if not isinstance(entry, dict):
         raise CheckpointError(f"tensor {name!r}: header entry is not an object")
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if dtype not in SAFETENSORS_DTYPES:
+    if not isinstance(dtype, str) or dtype not in SAFETENSORS_DTYPES:
         raise CheckpointError(f"tensor {name!r}: dtype {dtype!r} is not a float type (expected F32)")
     if not (isinstance(shape, list) and all(isinstance(n, int) and n >= 0 for n in shape)):
         raise CheckpointError(f"tensor {name!r}: shape {shape!r} is not a list of sizes")
     if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(n, int) for n in offsets)):
         raise CheckpointError(f"tensor {name!r}: data_offsets {offsets!r} are malformed")
     begin, end = offsets
-    count = 1
+    count = 0 if 0 in shape else 1
     for n in shape:
         count *= n
+        if count > body_len:  # cannot fit; and a product of a million huge sizes would take minutes
+            break
     itemsize = SAFETENSORS_DTYPES[dtype].itemsize
     if not 0 <= begin <= end <= body_len or end - begin != count * itemsize:
         raise CheckpointError(
@@ -231,13 +258,24 @@ def parse_torch_file(data: bytes) -> tuple[dict, dict[str, torch.Tensor]]:
             warnings.simplefilter("ignore")
             payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as error:  # the safe unpickler refuses code; say so in one line
-        raise CheckpointError(f"not a loadable weights-only .pt file ({one_line(error)})") from error
+        problem = unpickling_problem(error)
+        raise CheckpointError(f"not a loadable weights-only .pt file ({problem})") from error
     if not isinstance(payload, dict) or not isinstance(payload.get("state_dict"), dict):
         raise CheckpointError(".pt file must hold a dict with 'state_dict', 'config' and 'vocabulary'")
     tensors = payload.pop("state_dict")
     if not all(isinstance(k, str) and isinstance(t, torch.Tensor) for k, t in tensors.items()):
         raise CheckpointError(".pt state_dict must map names to tensors")
     return payload, tensors
+
+
+def unpickling_problem(error: Exception) -> str:
+    """What torch's many-line weights-only refusal refused, in a few words."""
+    text = str(error)
+    called = re.search(r"GLOBAL ([\w.]+)", text)
+    if called:
+        return f"it would call {called.group(1)}; code in a checkpoint is never run"
+    operand = re.search(r"Unsupported operand \w+", text)
+    return operand.group(0) if operand else one_line(error)
 
 
 def parse_header(header: object) -> tuple[TransformerConfig, CharTokenizer, dict]:
@@ -256,31 +294,53 @@ def parse_header(header: object) -> tuple[TransformerConfig, CharTokenizer, dict
     try:
         config = TransformerConfig.from_dict(header.get("config"))
     except (TypeError, ValueError) as error:
-        raise CheckpointError(one_line(error)) from error
+        raise CheckpointError(str(error)) from error
     vocabulary = header.get("vocabulary")
     if not isinstance(vocabulary, list):
         raise CheckpointError("vocabulary is missing or not a list")
     try:
         tokenizer = CharTokenizer(vocabulary)
     except (TypeError, ValueError) as error:
-        raise CheckpointError(f"vocabulary: {one_line(error)}") from error
+        raise CheckpointError(str(error)) from error  # the message starts with "vocabulary"
     if len(tokenizer) != config.vocab_size:
         raise CheckpointError(
             f"vocabulary has {len(tokenizer)} tokens but the config says vocab_size={config.vocab_size}"
         )
-    info = header.get("info") or {}
+    info = header.get("info", {})
+    if info is None:
+        info = {}
     if not isinstance(info, dict):
         raise CheckpointError("info is not a JSON object")
     return config, tokenizer, info
 
 
-def empty_model(config: TransformerConfig) -> Transformer:
-    """A model of ``config`` to load weights into, refused first if absurdly large."""
+def check_size(config: TransformerConfig) -> None:
     count = config.parameter_count() + config.max_len * config.d_model  # + the sinusoid table
     if count > MAX_PARAMETERS:
         raise CheckpointError(
             f"config describes {count:,} parameters, more than this app loads ({MAX_PARAMETERS:,})"
         )
+
+
+# Up to this many parameters (100 MB) the model is built before its tensors are checked.
+# Larger ones are first built on the meta device (every shape, no memory); that device
+# imports torch's compiler stack, over a second, which small models (the shipped one) skip.
+EAGER_BUILD_LIMIT = 25_000_000
+
+
+def shape_model(config: TransformerConfig) -> Transformer:
+    """A model of ``config`` on the meta device: every shape, no memory."""
+    check_size(config)
+    try:
+        with torch.device("meta"):
+            return Transformer(config)
+    except (MemoryError, RuntimeError, ValueError) as error:
+        raise CheckpointError(f"cannot build a model of this config ({one_line(error)})") from error
+
+
+def empty_model(config: TransformerConfig) -> Transformer:
+    """A model of ``config`` to load weights into, refused first if absurdly large."""
+    check_size(config)
     try:
         return Transformer(config)
     except (MemoryError, RuntimeError) as error:
@@ -302,8 +362,30 @@ def check_tensors(tensors: dict[str, torch.Tensor], expected: dict[str, torch.Te
             raise CheckpointError(f"tensor {name!r} has shape {list(tensor.shape)}, expected {list(shape)}")
         if tensor.dtype not in SAFETENSORS_DTYPES.values():
             raise CheckpointError(f"tensor {name!r} has dtype {tensor.dtype}, expected float32")
+        if tensor.layout != torch.strided or tensor.device.type != "cpu":
+            raise CheckpointError(f"tensor {name!r} is a {tensor.layout} tensor on {tensor.device}")
         if not torch.isfinite(tensor).all():
             raise CheckpointError(f"tensor {name!r} holds NaN or infinite values")
+        largest = float(tensor.abs().max()) if tensor.numel() else 0.0
+        if largest > MAX_WEIGHT:
+            raise CheckpointError(
+                f"tensor {name!r} holds a value of magnitude {largest:.3g}, beyond the {MAX_WEIGHT:g} "
+                "that a trained model of this app ever reaches"
+            )
+
+
+@torch.no_grad()
+def check_outputs(model: Transformer) -> None:
+    """One forward pass over the first tokens of the vocabulary; its logits must be finite."""
+    config = model.config
+    ids = torch.arange(min(config.vocab_size, config.max_len, SMOKE_TOKENS)).unsqueeze(0)  # (1, n)
+    try:
+        encoded = model.encode(ids, torch.zeros_like(ids, dtype=torch.bool))
+        logits = model.decode(ids, encoded).logits  # (1, n, V)
+    except (RuntimeError, ValueError) as error:
+        raise CheckpointError(f"the model cannot run ({one_line(error)})") from error
+    if not torch.isfinite(logits).all():
+        raise CheckpointError("the weights compute NaN or infinite logits on a test input")
 
 
 def build(
@@ -319,6 +401,8 @@ def build(
     missing, unexpected = model.load_state_dict(state, strict=False)
     if set(missing) - tied_aliases(model.config) or unexpected:
         raise CheckpointError(f"weights do not fit the model (missing {missing}, unexpected {unexpected})")
+    model.eval()
+    check_outputs(model)
     try:
         model.to(device)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as error:

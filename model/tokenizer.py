@@ -1,8 +1,9 @@
 """Character-level tokenizer: one token per Unicode code point, plus four special tokens.
 
 Any text encodes: a character outside the vocabulary becomes ``<unk>`` and is reported back
-to the caller. Special tokens are never produced from text, so typing the literal ``<pad>``
-gives five ordinary characters.
+to the caller (lone surrogates too, e.g. undecodable bytes of a command line; a vocabulary
+may not hold them). Special tokens are never produced from text, so typing the literal
+``<pad>`` gives five ordinary characters.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ class CharTokenizer:
         for token in tokens[len(SPECIAL_TOKENS) :]:
             if not isinstance(token, str) or len(token) != 1:
                 raise ValueError(f"vocabulary entry {token!r} is not a single character")
+            if "\ud800" <= token <= "\udfff":  # cannot be encoded as UTF-8, printed or saved
+                raise ValueError(f"vocabulary entry {token!r} is a lone surrogate, not a character")
         if len(set(tokens)) != len(tokens):
             raise ValueError("vocabulary has duplicate entries")
         self.tokens = tokens

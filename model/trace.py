@@ -26,6 +26,7 @@ Teacher-forced traces also hold ``target_ids`` [T], ``predictions`` [T], ``loss`
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -170,11 +171,36 @@ def summary_path(npz_path: Path) -> Path:
     return npz_path.with_suffix(".json")
 
 
+def summary_json(summary: dict) -> bytes:
+    """The summary as UTF-8 JSON, escaped as ASCII only if UTF-8 cannot hold its text.
+
+    Lone surrogates (undecodable bytes of a command line) have no UTF-8 form; JSON's ``\\u``
+    escapes can carry them.
+    """
+    try:
+        return json.dumps(summary, ensure_ascii=False, indent=1).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(summary, ensure_ascii=True, indent=1).encode("utf-8")
+
+
+def write_atomically(path: Path, write) -> None:
+    """Call ``write(file)`` on a temporary file beside ``path``, then rename it into place."""
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        with open(temporary, "wb") as file:
+            write(file)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
 def write_trace(npz_path: str | Path, arrays: dict[str, np.ndarray], summary: dict) -> tuple[Path, Path]:
+    """Write the .npz and its .json beside it; each is either complete or not there."""
     npz_path = Path(npz_path)
     if npz_path.suffix != ".npz":
         npz_path = npz_path.with_name(npz_path.name + ".npz")
-    np.savez_compressed(npz_path, **arrays)
     json_path = summary_path(npz_path)
-    json_path.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+    text = summary_json(summary)  # before anything is written: it is what can fail on odd text
+    write_atomically(npz_path, lambda file: np.savez_compressed(file, **arrays))
+    write_atomically(json_path, lambda file: file.write(text))
     return npz_path, json_path
