@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# the CPU build; an unpinned torch would pull a CUDA build of several GB
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -28,15 +28,15 @@ test: lint
 # README's pictures, taken offscreen from the shipped model
 screenshots: $(STAMP)
 	mkdir -p docs
-	$(BIN)/attnviz --text "reverse: attentionisallyouneed" --steps 23 --view cross --size 1440x900 --screenshot docs/cross-attention.png
-	$(BIN)/attnviz --text "date: 29 November 2026" --steps 10 --view decoder --size 1280x800 --screenshot docs/decoder-self-attention.png
-	$(BIN)/attnviz --text "sort: 31415926535" --steps 6 --view encoder --size 1280x800 --screenshot docs/encoder-self-attention.png
-	$(BIN)/attnviz --text "reverse: attention" --steps 5 --view decoder --panel masks --size 1280x800 --screenshot docs/panel-masks.png
-	$(BIN)/attnviz --text "reverse: attention" --steps 5 --panel positions --size 1280x800 --screenshot docs/panel-positions.png
-	$(BIN)/attnviz --text "reverse: attention" --steps 5 --view cross --panel scaling --size 1280x800 --screenshot docs/panel-scaling.png
-	$(BIN)/attnviz --text "date: 29 November 2026" --steps 5 --panel layernorm --language zh --size 1280x800 --screenshot docs/panel-layernorm-zh.png
-	$(BIN)/attnviz --text "sort: 31415926" --steps 3 --strategy topk --top-k 5 --temperature 2 --panel decoding --size 1280x800 --screenshot docs/panel-decoding.png
-	$(BIN)/attnviz --text "date: 29 November 2026" --steps 5 --strategy beam --beam 4 --panel beam --size 1280x800 --screenshot docs/panel-beam.png
+	$(BIN)/attnviz --text "reverse: attentionisallyouneed" --steps 23 --view cross --size 1440x900 --overwrite --screenshot docs/cross-attention.png
+	$(BIN)/attnviz --text "date: 29 November 2026" --steps 10 --view decoder --size 1280x800 --overwrite --screenshot docs/decoder-self-attention.png
+	$(BIN)/attnviz --text "sort: 31415926535" --steps 6 --view encoder --size 1280x800 --overwrite --screenshot docs/encoder-self-attention.png
+	$(BIN)/attnviz --text "reverse: attention" --steps 5 --view decoder --panel masks --size 1280x800 --overwrite --screenshot docs/panel-masks.png
+	$(BIN)/attnviz --text "reverse: attention" --steps 5 --panel positions --size 1280x800 --overwrite --screenshot docs/panel-positions.png
+	$(BIN)/attnviz --text "reverse: attention" --steps 5 --view cross --panel scaling --size 1280x800 --overwrite --screenshot docs/panel-scaling.png
+	$(BIN)/attnviz --text "date: 29 November 2026" --steps 5 --panel layernorm --language zh --size 1280x800 --overwrite --screenshot docs/panel-layernorm-zh.png
+	$(BIN)/attnviz --text "sort: 31415926" --steps 3 --strategy topk --top-k 5 --temperature 2 --panel decoding --size 1280x800 --overwrite --screenshot docs/panel-decoding.png
+	$(BIN)/attnviz --text "date: 29 November 2026" --steps 5 --strategy beam --beam 4 --panel beam --size 1280x800 --overwrite --screenshot docs/panel-beam.png
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -166,6 +166,12 @@ def interventions_dict(interventions) -> dict:
     }
 
 
+def npz_path_of(path: str | Path) -> Path:
+    """Where a trace asked to go to ``path`` is written: ``.npz`` is added when missing."""
+    path = Path(path)
+    return path if path.suffix == ".npz" else path.with_name(path.name + ".npz")
+
+
 def summary_path(npz_path: Path) -> Path:
     """trace.npz → trace.json beside it."""
     return npz_path.with_suffix(".json")
@@ -196,9 +202,7 @@ def write_atomically(path: Path, write) -> None:
 
 def write_trace(npz_path: str | Path, arrays: dict[str, np.ndarray], summary: dict) -> tuple[Path, Path]:
     """Write the .npz and its .json beside it; each is either complete or not there."""
-    npz_path = Path(npz_path)
-    if npz_path.suffix != ".npz":
-        npz_path = npz_path.with_name(npz_path.name + ".npz")
+    npz_path = npz_path_of(npz_path)
     json_path = summary_path(npz_path)
     text = summary_json(summary)  # before anything is written: it is what can fail on odd text
     write_atomically(npz_path, lambda file: np.savez_compressed(file, **arrays))

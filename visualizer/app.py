@@ -46,7 +46,9 @@ def platform_problem(screenshot: bool) -> str | None:
 
 
 def run_gui(args) -> int:
-    problem = platform_problem(bool(args.screenshot))
+    """The window is built and painted before torch is imported (see MainWindow's lazy_panels)."""
+    probe = getattr(args, "probe_startup", False)
+    problem = platform_problem(bool(args.screenshot) or probe)
     if problem:
         print(f"attnviz: {problem}", file=sys.stderr)
         return 2
@@ -57,7 +59,7 @@ def run_gui(args) -> int:
     app.setApplicationName("Attention Visualizer")
     app.setOrganizationName("attention-visualizer")
 
-    from model.checkpoint import default_checkpoint_path
+    from model.shipped import default_checkpoint_path
     from visualizer.main_window import MainWindow
     from visualizer.session import Session
 
@@ -66,7 +68,10 @@ def run_gui(args) -> int:
     # A screenshot neither reads nor writes the user's remembered settings. (Never point
     # QSettings at /dev/null: it saves by writing a temporary file and renaming it over the
     # target, which as root replaces the device.)
-    window = MainWindow(session, None if args.screenshot else QSettings(), remember=not args.screenshot)
+    interactive = not (args.screenshot or probe)
+    window = MainWindow(
+        session, QSettings() if interactive else None, remember=interactive, lazy_panels=not args.screenshot
+    )
     checkpoint = args.checkpoint or default_checkpoint_path()
     try:
         apply_options(window, session, args)
@@ -75,6 +80,8 @@ def run_gui(args) -> int:
         raise
     if args.screenshot:
         return take_screenshot(app, window, session, checkpoint, args)
+    if probe:
+        return probe_startup(app, window, session, checkpoint)
     window.show()
     window.raise_()
     window.activateWindow()  # without a window manager (Xvfb, kiosks) nothing else gives focus
@@ -126,6 +133,48 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
         print(f"attnviz: {errors[0]}", file=sys.stderr)
         return 2
     print(f"wrote {args.screenshot}", file=sys.stderr)
+    return code
+
+
+def probe_startup(app, window, session, checkpoint: Path) -> int:
+    """For ``attnviz bench``: print the wall-clock times (``time.time()``) at which the window
+    first painted and the first step became possible (model loaded, generation started), as
+    one JSON line, then quit. The window is the interactive one (lazy panels), offscreen."""
+    import json
+    import time
+
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    times: dict[str, float] = {}
+
+    class FirstPaint(QObject):
+        def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+            if event.type() == QEvent.Type.Paint and "painted" not in times:
+                # stamped once this paint (children included) has finished
+                QTimer.singleShot(0, lambda: times.setdefault("painted", time.time()))
+            return False
+
+    def on_busy(busy: bool) -> None:
+        if not busy and session.snapshot is not None and "ready" not in times:
+            times["ready"] = time.time()
+            app.exit(0)
+
+    def on_message(level: str, text: str) -> None:
+        if level == "error":
+            times["error"] = text
+            app.exit(2)
+
+    first_paint = FirstPaint()
+    window.installEventFilter(first_paint)
+    session.busy_changed.connect(on_busy)
+    session.message.connect(on_message)
+    QTimer.singleShot(60_000, lambda: app.exit(2))
+    window.show()
+    window.open_checkpoint(checkpoint)
+    code = app.exec()
+    window.removeEventFilter(first_paint)
+    window.close()
+    print(json.dumps(times))
     return code
 
 

@@ -5,6 +5,9 @@
     attnviz trace --text "reverse: abc" --out t.npz   record a generation
     attnviz train --config default --out PATH         train a model
     attnviz eval --checkpoint PATH [--n 1000]         exact-match accuracy per task
+    attnviz bench [--quick] [--json out.json]         speed against the peers, and the budgets
+
+No command replaces an existing file unless given --overwrite.
 
 Every user mistake ends with one line on stderr and exit status 2, never a traceback.
 Heavy imports (torch, Qt) happen inside the commands so ``--help`` is instant.
@@ -63,7 +66,7 @@ def decoding_settings(args: argparse.Namespace, base=None):
     """The settings the options ask for, on top of ``base`` (default: the defaults)."""
     from dataclasses import replace
 
-    from model.decoding import DecodingSettings
+    from model.decoding_settings import DecodingSettings
 
     changes = {
         field: getattr(args, dest)
@@ -88,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--language", choices=("en", "zh"), help="language of the explanations")
     parser.add_argument("--size", default="1440x900", help="with --screenshot: window size, e.g. 1280x800")
+    # attnviz bench starts the app with this to time its start-up (see app.probe_startup)
+    parser.add_argument("--probe-startup", action="store_true", help=argparse.SUPPRESS)
+    add_overwrite_option(parser)
     add_decoding_options(parser)
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
 
@@ -98,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--target", help="run teacher-forced on this target instead of generating")
     trace.add_argument("--out", type=Path, required=True, help="where to write the .npz")
     add_decoding_options(trace, subcommand=True)
+    add_overwrite_option(trace, subcommand=True)
 
     train = sub.add_parser("train", help="train a model on the synthetic tasks")
     train.add_argument("--config", default="default", help="named recipe (default, tiny)")
@@ -108,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--resume", action="store_true", help="continue from --out and its .trainstate.pt")
     train.add_argument("--init", type=Path, help="start from this checkpoint's weights (fine-tuning)")
     train.add_argument("--stop-after", type=int, help="stop (checkpointed) after this step; --resume later")
+    add_overwrite_option(train, subcommand=True)
 
     evaluate = sub.add_parser("eval", help="exact-match accuracy per task on held-out examples")
     evaluate.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
@@ -118,7 +126,32 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--heads", action="store_true", help="also measure what each cross-attention head does"
     )
+    add_overwrite_option(evaluate, subcommand=True)
+
+    bench = sub.add_parser("bench", help="measure speed against the peers and check the budgets")
+    bench.add_argument("--quick", action="store_true", help="few repeats: a check that it runs, not figures")
+    bench.add_argument("--json", type=Path, help="also write the report as JSON")
+    bench.add_argument(
+        "--only", choices=("steps", "paint", "startup"), action="append", help="run only this part (repeats)"
+    )
+    add_overwrite_option(bench, subcommand=True)
     return parser
+
+
+def add_overwrite_option(parser: argparse.ArgumentParser, subcommand: bool = False) -> None:
+    default = argparse.SUPPRESS if subcommand else False
+    parser.add_argument(
+        "--overwrite", action="store_true", default=default, help="replace output files that already exist"
+    )
+
+
+def refuse_to_overwrite(args: argparse.Namespace, *paths: Path) -> None:
+    """Raise UsageError if an output file exists and --overwrite was not given."""
+    if getattr(args, "overwrite", False):
+        return
+    for path in paths:
+        if path.exists():
+            raise UsageError(f"attnviz: {path} already exists; pass --overwrite to replace it")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,7 +188,7 @@ def user_error(error: Exception) -> str | None:
 
 
 def checkpoint_arg(args: argparse.Namespace) -> Path:
-    from model.checkpoint import default_checkpoint_path
+    from model.shipped import default_checkpoint_path
 
     path = getattr(args, "sub_checkpoint", None) or args.checkpoint
     if path is None:
@@ -191,6 +224,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     if not args.text.strip():
         raise UsageError("attnviz trace: --text is empty")
+    from model.trace import npz_path_of, summary_path
+
+    refuse_to_overwrite(args, npz_path_of(args.out), summary_path(npz_path_of(args.out)))
     settings = decoding_settings(args)
     checkpoint = load(args)
     if args.target is not None:
@@ -234,6 +270,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     from model.train import recipe_from_args, train
 
+    if not args.resume:
+        refuse_to_overwrite(args, args.out)
     recipe = recipe_from_args(args.config, {"steps": args.steps, "seed": args.seed})
     result = train(
         recipe,
@@ -258,6 +296,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.n < 1:
         raise UsageError("attnviz eval: --n must be at least 1")
+    if args.json:
+        refuse_to_overwrite(args, args.json)
     checkpoint = load(args)
     report = evaluate(checkpoint.model, checkpoint.tokenizer, args.n, seed=args.seed)
     print(report.table())
@@ -273,9 +313,28 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    import json
+
+    from visualizer.bench import PARTS, progress_to_stderr, run_bench, table
+
+    if args.json:
+        refuse_to_overwrite(args, args.json)
+    parts = tuple(part for part in PARTS if part in (args.only or PARTS))
+    print(f"attnviz bench: measuring {', '.join(parts)}{' (quick)' if args.quick else ''}", file=sys.stderr)
+    report = run_bench(args.quick, parts, progress_to_stderr)
+    print(table(report))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
 def run_gui(args: argparse.Namespace) -> int:
     from visualizer.app import parse_size, run_gui
 
+    if args.screenshot:
+        refuse_to_overwrite(args, args.screenshot)
     if args.steps < 0:
         raise UsageError("attnviz: --steps must be 0 or more")
     parse_size(args.size)
@@ -283,7 +342,7 @@ def run_gui(args: argparse.Namespace) -> int:
     return run_gui(args)
 
 
-COMMANDS = {"trace": cmd_trace, "train": cmd_train, "eval": cmd_eval}
+COMMANDS = {"trace": cmd_trace, "train": cmd_train, "eval": cmd_eval, "bench": cmd_bench}
 
 
 if __name__ == "__main__":

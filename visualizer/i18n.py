@@ -46,6 +46,7 @@ ZH = {
     "Masked decoder self-attention": "掩码解码器自注意力",
     "Cross-attention": "交叉注意力",
     "Attention heads": "注意力头",
+    "Loading…": "正在加载…",
     "decoder reads <bos> + what it generated": "解码器读入 <bos> + 已生成的内容",
     "decoder reads a target you type (teacher forcing)": "解码器读入你输入的目标（教师强制）",
     "what if: remove the causal mask": "假设：去掉因果掩码",

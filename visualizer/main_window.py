@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.decoding import DecodingSettings
+from model.decoding_settings import DecodingSettings
 from visualizer.events import Subscriptions
 from visualizer.i18n import Translator, tr
-from visualizer.panels.registry import PANEL_CLASSES
+from visualizer.panels.registry import PANELS, panel_classes
 from visualizer.session import ATTENTION_KINDS, COLORMAPS, Session
 from visualizer.views import KIND_TITLES
 from visualizer.widgets.attention_grid import AttentionGrid
@@ -44,16 +44,30 @@ CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, session: Session, settings: QSettings | None = None, remember: bool = True) -> None:
+    def __init__(
+        self,
+        session: Session,
+        settings: QSettings | None = None,
+        remember: bool = True,
+        *,
+        lazy_panels: bool = False,
+    ) -> None:
         """``settings`` holds what the window remembers; with ``remember`` False it starts from
-        the defaults and saves nothing (the --screenshot mode)."""
+        the defaults and saves nothing (the --screenshot mode).
+
+        With ``lazy_panels`` the concept panels (which import torch) are built once the worker
+        thread has imported torch, so the window is painted first; until then their tabs
+        say that they are loading.
+        """
         super().__init__()
         self.session = session
         self.remember = remember
         self.settings = settings if settings is not None else QSettings("attention-visualizer", "attnviz")
         self.setWindowTitle("Attention Visualizer")
         self.setAcceptDrops(True)
-        self.bridge = WorkerBridge(session, self)
+        self.closed = False
+        self.panels: list = []  # the ConceptPanels, once built
+        self.bridge = WorkerBridge(session, self, warm_up=lazy_panels)
         self.error_dialog: QMessageBox | None = None
         self.play_timer = QTimer(self)
         self.play_timer.timeout.connect(session.play_tick)
@@ -74,6 +88,10 @@ class MainWindow(QMainWindow):
             (session.language_changed, self.on_language_changed),
         )
         self.restore_settings()
+        if lazy_panels:
+            self.bridge.warmed.connect(self.install_panels)
+        else:
+            self.install_panels()
         self.on_view_changed()
         self.on_language_changed(session.language)
 
@@ -166,15 +184,13 @@ class MainWindow(QMainWindow):
 
         device_menu = self.menu(bar, "&Device")
         self.device_actions = QActionGroup(self)
-        import torch
-
         for device, label in (("auto", "Auto"), ("cpu", "CPU"), ("cuda", "CUDA")):
             action = device_menu.addAction(label)
             action.setCheckable(True)
             action.setData(device)
-            if device == "cuda" and not torch.cuda.is_available():
+            if device == "cuda":  # the worker says whether CUDA exists once it has loaded torch
                 action.setEnabled(False)
-                action.setText("CUDA (not available)")
+                self.cuda_action = action
             action.triggered.connect(self.on_device_action)
             self.device_actions.addAction(action)
             action.setChecked(device == self.session.device)
@@ -227,11 +243,10 @@ class MainWindow(QMainWindow):
         self.views.setStretchFactor(1, 2)
         attention_layout.addWidget(self.views, 1)
         self.pages.addTab(attention_page, "Attention heads")
-        self.panels = [panel_class(session) for panel_class in PANEL_CLASSES]
-        for panel in self.panels:
-            # a panel's plots shrink with the window rather than force it to grow on a small screen
-            panel.setMinimumSize(480, 360)
-            self.pages.addTab(panel, panel.title())
+        for entry in PANELS:  # placeholders until install_panels
+            placeholder = QLabel(tr("Loading…", session.language))
+            placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.pages.addTab(placeholder, entry.title(session.language))
         outer.addWidget(self.pages, 1)
         self.hover_label = QLabel(" ")
         self.hover_label.setStyleSheet("font-family: monospace; padding: 2px;")
@@ -239,6 +254,26 @@ class MainWindow(QMainWindow):
         self.grid.hovered.connect(self.show_hover)
         self.detail.hovered.connect(self.show_hover)
         self.setCentralWidget(central)
+
+    def install_panels(self) -> None:
+        """Build the concept panels in place of their placeholder tabs (imports torch)."""
+        if self.panels or self.closed:
+            return
+        current = self.pages.currentIndex()
+        self.pages.setUpdatesEnabled(False)
+        try:
+            for index, panel_class in enumerate(panel_classes(), start=1):
+                panel = panel_class(self.session)
+                # a panel's plots shrink with the window rather than force it to grow on a small screen
+                panel.setMinimumSize(480, 360)
+                placeholder = self.pages.widget(index)
+                self.pages.removeTab(index)
+                placeholder.deleteLater()
+                self.pages.insertTab(index, panel, panel.title())
+                self.panels.append(panel)
+            self.pages.setCurrentIndex(current)
+        finally:
+            self.pages.setUpdatesEnabled(True)
 
     def build_status_bar(self) -> None:
         status = self.statusBar()
@@ -348,8 +383,8 @@ class MainWindow(QMainWindow):
     def on_language_changed(self, language: str) -> None:
         for action in self.language_actions.actions():
             action.setChecked(action.data() == language)
-        for index, panel in enumerate(self.panels, start=1):
-            self.pages.setTabText(index, panel.title())
+        for index, entry in enumerate(PANELS, start=1):
+            self.pages.setTabText(index, entry.title(language))
         self.pages.setTabText(0, tr("Attention heads", language))
         self.translator.apply(language)
         self.on_playing_changed(self.session.playing)
@@ -357,7 +392,7 @@ class MainWindow(QMainWindow):
 
     def show_panel(self, key: str) -> None:
         """Bring a concept panel (or "attention") to the front."""
-        keys = ["attention", *(panel.key for panel in self.panels)]
+        keys = ["attention", *(entry.key for entry in PANELS)]
         if key not in keys:
             raise ValueError(f"unknown panel {key!r}: choose {', '.join(keys)}")
         self.pages.setCurrentIndex(keys.index(key))
@@ -461,6 +496,8 @@ class MainWindow(QMainWindow):
             self.remember_recent(model.path)
         if self.session.device != "auto" and not model.device.startswith(self.session.device):
             self.session.device = model.device.split(":")[0]  # the fallback that really happened
+        self.cuda_action.setEnabled(model.cuda_available)
+        self.cuda_action.setText("CUDA" if model.cuda_available else "CUDA (not available)")
         for action in self.device_actions.actions():
             action.setChecked(action.data() == self.session.device)
 
@@ -527,6 +564,7 @@ class MainWindow(QMainWindow):
 
     # -- closing --------------------------------------------------------------------------
     def closeEvent(self, event) -> None:  # noqa: N802
+        self.closed = True
         self.session.stop()
         self.play_timer.stop()
         self.save_settings()

@@ -12,13 +12,16 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from model.decoding import DecodingSettings
-from model.engine import GenerationSnapshot
+# Only torch-free modules here: the window is built and painted before torch is imported.
+from model.config import NO_INTERVENTIONS, Interventions, TransformerConfig
+from model.decoding_settings import DecodingSettings
 from model.tokenizer import CharTokenizer
-from model.transformer import NO_INTERVENTIONS, Interventions, TransformerConfig
 from visualizer.events import Signal
+
+if TYPE_CHECKING:
+    from model.engine import GenerationSnapshot
 
 ATTENTION_KINDS = ("enc_self", "dec_self", "cross")
 LANGUAGES = ("en", "zh")
@@ -35,6 +38,7 @@ class ModelInfo:
     device: str
     info: dict
     notice: str | None = None
+    cuda_available: bool = False  # whether the worker's torch sees a CUDA device
 
     @property
     def name(self) -> str:

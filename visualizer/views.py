@@ -6,10 +6,12 @@ Widgets call these and draw the result; a test compares the result with the engi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from model.engine import GenerationSnapshot
+if TYPE_CHECKING:
+    from model.engine import GenerationSnapshot
 
 KIND_TITLES = {
     "enc_self": "Encoder self-attention",

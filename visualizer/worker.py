@@ -4,18 +4,19 @@ The worker owns the model and the generation engine: nothing else touches them. 
 queue in order; a request for a generation the user has since replaced is skipped, so the
 latest request wins. Every exception becomes a ``RequestFailed`` shown in the window, and the
 previous model and generation stay as they were.
+
+torch and the model code are imported on the worker thread, by its first request: the
+window is painted and responsive while that import (over a second) runs.
 """
 
 from __future__ import annotations
 
 import traceback
 import weakref
+from typing import TYPE_CHECKING
 
-import torch
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from model.checkpoint import Checkpoint, load_checkpoint, one_line, resolve_device
-from model.engine import GenerationEngine
 from visualizer.session import (
     BranchRequest,
     Computed,
@@ -32,8 +33,14 @@ from visualizer.session import (
     StepRequest,
 )
 
+if TYPE_CHECKING:
+    from model.checkpoint import Checkpoint
+    from model.engine import GenerationEngine
+
 
 def model_info(checkpoint: Checkpoint) -> ModelInfo:
+    import torch
+
     return ModelInfo(
         checkpoint.path,
         checkpoint.config,
@@ -41,6 +48,7 @@ def model_info(checkpoint: Checkpoint) -> ModelInfo:
         str(checkpoint.device),
         checkpoint.info,
         checkpoint.notice,
+        cuda_available=torch.cuda.is_available(),
     )
 
 
@@ -48,6 +56,15 @@ class ModelWorker(QObject):
     """Lives on its own thread; ``handle`` is called there through a queued signal."""
 
     finished = Signal(object)  # a Result
+    warmed = Signal()  # torch and the model code are imported
+
+    @Slot()
+    def warm_up(self) -> None:
+        """Import torch and the model code here, off the GUI thread."""
+        import model.checkpoint  # noqa: F401
+        import model.engine  # noqa: F401
+
+        self.warmed.emit()
 
     def __init__(self) -> None:
         super().__init__()
@@ -78,6 +95,9 @@ class ModelWorker(QObject):
         self.finished.emit(result)
 
     def run(self, request: Request):
+        from model.checkpoint import load_checkpoint
+        from model.engine import GenerationEngine
+
         if isinstance(request, LoadRequest):
             checkpoint = load_checkpoint(request.path, request.device)
             self.checkpoint, self.engine = checkpoint, None
@@ -119,6 +139,10 @@ class ModelWorker(QObject):
         return SnapshotReady(request.id, request.generation, self.engine.snapshot())
 
     def move(self, request: DeviceRequest):
+        import torch
+
+        from model.checkpoint import one_line, resolve_device
+
         if self.checkpoint is None:
             raise ValueError("no model is loaded")
         device, notice = resolve_device(request.device)
@@ -137,9 +161,11 @@ class WorkerBridge(QObject):
     """Connects a session to a worker thread: requests out, results back on the GUI thread."""
 
     submit = Signal(object)
+    warm = Signal()
+    warmed = Signal()  # the worker has imported torch: modules that need it load fast now
     instances: weakref.WeakSet[WorkerBridge] = weakref.WeakSet()  # tests check none outlives them
 
-    def __init__(self, session: Session, parent: QObject | None = None) -> None:
+    def __init__(self, session: Session, parent: QObject | None = None, *, warm_up: bool = False) -> None:
         super().__init__(parent)
         self.session = session
         self.thread = QThread()
@@ -148,7 +174,11 @@ class WorkerBridge(QObject):
         self.worker.moveToThread(self.thread)
         self.submit.connect(self.worker.handle)
         self.worker.finished.connect(self.on_finished)
+        self.worker.warmed.connect(self.warmed)
+        self.warm.connect(self.worker.warm_up)
         self.thread.start()
+        if warm_up:  # queued first, so it runs before any request
+            self.warm.emit()
         session.request.connect(self.send)
         WorkerBridge.instances.add(self)
 

@@ -85,7 +85,12 @@ def test_keyboard_drives_the_app_on_a_real_display_and_ctrl_q_quits_cleanly(
         while not xdotool(display, "search", "--name", "Attention Visualizer") and time.time() < deadline:
             time.sleep(0.3)
         # the app takes keyboard focus itself: the focused window is ours, with no click
+        # (the window is mapped before torch loads, so focus may follow a moment later)
         window = xdotool(display, "getwindowfocus")
+        ours = "Attention Visualizer"
+        while ours not in xdotool(display, "getwindowname", window) and time.time() < deadline:
+            time.sleep(0.2)
+            window = xdotool(display, "getwindowfocus")
         title = wait_for_title(display, window, "step 0 of 0")
         assert "default.safetensors" in title
         for _ in range(3):

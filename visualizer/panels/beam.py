@@ -39,6 +39,7 @@ from model.engine import record_encoder, stack
 from model.tokenizer import CharTokenizer
 from model.transformer import NO_INTERVENTIONS, Interventions, Transformer
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.registry import TITLES
 from visualizer.session import Session
 from visualizer.widgets.controls import STRATEGY_LABELS
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
@@ -364,7 +365,7 @@ def node_tooltip(node: BeamNode, beam: BeamResult, tokenizer: CharTokenizer, tex
 # -- the panel --------------------------------------------------------------------------------
 class BeamPanel(ConceptPanel):
     key = "beam"
-    titles = {"en": "Beam search", "zh": "束搜索"}
+    titles = TITLES["beam"]
     explanations = {
         "en": "<b>Beam search</b> keeps the <i>k</i> most probable partial outputs (hypotheses), not just "
         "the single most likely token. Each step extends every hypothesis by every token, ranks all the "

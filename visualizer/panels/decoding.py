@@ -25,6 +25,7 @@ from model.engine import StepRecord
 from model.tokenizer import CharTokenizer
 from visualizer.events import Subscriptions
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.registry import TITLES
 from visualizer.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token
 
@@ -216,7 +217,7 @@ def escape(text: str) -> str:
 
 class DecodingPanel(ConceptPanel):
     key = "decoding"
-    titles = {"en": "Decoding", "zh": "解码"}
+    titles = TITLES["decoding"]
     explanations = {
         "en": (
             "<b>From a distribution to a token.</b> Each decoder step ends in a softmax over the "

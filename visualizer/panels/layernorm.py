@@ -28,6 +28,7 @@ from model.norm_stats import (
     recorded_norms,
 )
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.registry import TITLES
 from visualizer.widgets.heatmap import BACKGROUND, display_token
 
 INPUT_COLOR = "#ffa040"  # the sum x + Sublayer(x) that goes into the LayerNorm
@@ -177,7 +178,7 @@ def token_ticks(labels: list[str]) -> list[list[tuple[int, str]]]:
 
 class LayerNormPanel(ConceptPanel):
     key = "layernorm"
-    titles = {"en": "LayerNorm", "zh": "层归一化"}
+    titles = TITLES["layernorm"]
     explanations = {
         "en": (
             "<b>Layer normalisation.</b> After every sublayer the Transformer adds the sublayer's output "

@@ -20,6 +20,7 @@ from model.attention_batch import AttentionMatrices, capture_padded_batch
 from model.tasks import solve, split_source
 from visualizer.i18n import Translator, tr
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.registry import TITLES
 from visualizer.views import KIND_TITLES
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
@@ -93,7 +94,7 @@ def stage_matrix(matrices: AttentionMatrices, stage: str, layer: int, head: int 
 
 class MasksPanel(ConceptPanel):
     key = "masks"
-    titles = {"en": "Masks", "zh": "掩码"}
+    titles = TITLES["masks"]
     explanations = {
         "en": (
             "<b>Scaled dot-product attention</b>: Attention(Q, K, V) = softmax(QKᵀ / √d_k) V. "

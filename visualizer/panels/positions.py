@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from model.engine import record_encoder
 from model.transformer import Interventions
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.registry import TITLES
 from visualizer.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, SELECTED_COLOR, MatrixPlot, display_token
 
@@ -291,7 +292,7 @@ def position_ticks(count: int) -> list[list[tuple[float, str]]]:
 
 class PositionsPanel(ConceptPanel):
     key = "positions"
-    titles = {"en": "Positional encoding", "zh": "位置编码"}
+    titles = TITLES["positions"]
     explanations = {
         "en": "Attention compares tokens by content alone: shuffle the words and every score is the "
         "same, only moved. So the paper <b>adds</b> to each token's embedding a vector that depends on "

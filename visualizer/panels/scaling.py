@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel
 from visualizer.i18n import tr
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.masks import generated_target, request_capture
+from visualizer.panels.registry import TITLES
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 SCALED_COLOR = "#4fc3f7"
@@ -24,7 +25,7 @@ UNSCALED_COLOR = "#ff7043"
 
 class ScalingPanel(ConceptPanel):
     key = "scaling"
-    titles = {"en": "Why ÷√d_k", "zh": "为何除以 √d_k"}
+    titles = TITLES["scaling"]
     explanations = {
         "en": (
             "<b>Why divide by √d_k?</b> A dot product of two d_k-dimensional vectors with unit-variance "

@@ -1,0 +1,94 @@
+"""``attnviz bench --quick`` runs every part and reports every metric as a positive number.
+
+No timing thresholds here: budgets are the benchmark's job. This checks the report's shape.
+"""
+
+import json
+import math
+
+import pytest
+
+from visualizer.bench import BUDGETS, table
+from visualizer.bench.steps import hf_available
+from visualizer.cli import main
+
+STEP_METRICS = {
+    "step_ms",
+    "step_nocapture_ms",
+    "capture_overhead",
+    "large_step_ms",
+    "large_step_nocapture_ms",
+    "large_capture_overhead",
+    "large_matvec_floor_ms",
+    "trace_steps",
+    "trace_bytes_per_step",
+    "trace_mb",
+}
+PEER_METRICS = {"hf_step_ms", "vs_hf", "large_hf_step_ms", "large_vs_hf"}
+PAINT_METRICS = {"paint_ms", "paint_128_ms", "paint_512_ms", "step_to_paint_ms"}
+MPL_METRICS = {"mpl_paint_ms", "mpl_paint_512_ms", "vs_mpl"}
+STARTUP_METRICS = {"startup_s", "ready_s"}
+
+
+def matplotlib_missing() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    assert main(["bench", "--quick", "--json", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_quick_bench_reports_every_metric_as_a_positive_number(report):
+    expected = STEP_METRICS | PAINT_METRICS | STARTUP_METRICS
+    optional = {name: hf_available() is not None for name in PEER_METRICS}
+    optional |= {name: matplotlib_missing() for name in MPL_METRICS}
+    for name, missing in optional.items():
+        if missing:
+            assert name in report["unavailable"]
+        else:
+            expected.add(name)
+    assert set(report["metrics"]) == expected
+    for name, value in report["metrics"].items():
+        assert isinstance(value, float) and math.isfinite(value) and value > 0, (name, value)
+    assert report["metrics"]["trace_steps"] == 100
+
+
+def test_ratios_are_the_ratios_of_the_reported_times(report):
+    metrics = report["metrics"]
+    assert metrics["capture_overhead"] == pytest.approx(metrics["step_ms"] / metrics["step_nocapture_ms"])
+    if "vs_hf" in metrics:
+        assert metrics["vs_hf"] == pytest.approx(metrics["step_ms"] / metrics["hf_step_ms"])
+    if "vs_mpl" in metrics:
+        assert metrics["vs_mpl"] == pytest.approx(metrics["paint_128_ms"] / metrics["mpl_paint_ms"])
+    trace_bytes = metrics["trace_bytes_per_step"] * metrics["trace_steps"]
+    assert metrics["trace_mb"] == pytest.approx(trace_bytes / 1e6)
+
+
+def test_every_budget_is_judged_against_its_metric(report):
+    assert set(report["budgets"]) == {budget.metric for budget in BUDGETS}
+    for budget in BUDGETS:
+        judged = report["budgets"][budget.metric]
+        value = report["metrics"].get(budget.metric)
+        if value is None or (budget.metric == "trace_mb" and report["quick"]):
+            assert judged["met"] is None
+        else:
+            assert judged["met"] == (value <= budget.limit)
+    assert report["machine"]["cpus"] >= 1
+    text = table(report)
+    for name in report["metrics"]:
+        assert name in text
+
+
+def test_bench_refuses_to_overwrite_its_json(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    out.write_text("keep me")
+    assert main(["bench", "--quick", "--only", "startup", "--json", str(out)]) == 2
+    assert out.read_text() == "keep me"
+    assert "--overwrite" in capsys.readouterr().err

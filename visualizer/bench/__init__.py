@@ -1,0 +1,149 @@
+"""``attnviz bench``: the app measured against the tools a user would use instead.
+
+Three parts, each in its own module with what every figure means: ``steps`` (a generation
+step, ours and Hugging Face transformers', and the memory a long generation keeps),
+``paint`` (the attention grid repainting, and matplotlib redrawing the same grid) and
+``startup`` (a fresh process to a painted window, and to the first step). ``run_bench``
+runs them and judges each budget; the machine is noisy, so budgets on speed are ratios
+measured in the same run wherever the issue allows.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+PARTS = ("steps", "paint", "startup")
+
+
+@dataclass(frozen=True)
+class Budget:
+    metric: str
+    limit: float
+    why: str
+
+    def met(self, metrics: dict[str, float]) -> bool | None:
+        """Whether the metric is within its limit; None when it was not measured."""
+        value = metrics.get(self.metric)
+        return None if value is None else value <= self.limit
+
+
+BUDGETS = (
+    Budget("capture_overhead", 1.15, "capturing every head costs at most 15 % of a step"),
+    Budget("large_capture_overhead", 1.15, "the same on the larger config"),
+    Budget("vs_hf", 0.5, "a captured step in half the peer's time, shipped model"),
+    Budget("large_vs_hf", 0.5, "the same on the larger config"),
+    Budget("step_to_paint_ms", 16.0, "a key press to the repainted window within one 60 Hz frame"),
+    Budget("paint_128_ms", 12.0, "48 heads of 128 × 128 repainted"),
+    Budget("vs_mpl", 0.25, "at least 4× faster than matplotlib redrawing the same grid"),
+    Budget("trace_mb", 200.0, "1,000 steps of a 128-token source on the larger config"),
+    Budget("startup_s", 1.5, "a fresh start to the painted window"),
+    Budget("ready_s", 3.0, "a fresh start to the first step possible"),
+)
+
+UNITS = {"_ms": "ms", "_s": "s", "_mb": "MB", "bytes_per_step": "B"}
+
+
+def unit_of(metric: str) -> str:
+    for suffix, unit in UNITS.items():
+        if metric.endswith(suffix):
+            return unit
+    return "×" if metric.startswith(("vs_", "large_vs_")) or metric.endswith("overhead") else ""
+
+
+def machine() -> dict[str, object]:
+    import torch
+
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "qt_platform": os.environ.get("QT_QPA_PLATFORM", ""),
+    }
+
+
+def run_bench(
+    quick: bool, parts: tuple[str, ...] = PARTS, progress: Callable[[str], None] = lambda _: None
+) -> dict:
+    """Every metric of the chosen parts, the budgets judged, and what could not be measured."""
+    from visualizer.bench import steps
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the paint figures are offscreen ones
+    started = time.perf_counter()
+    metrics: dict[str, float] = {}
+    unavailable: dict[str, str] = {}
+    if "steps" in parts:
+        metrics |= steps.measure_steps(quick, progress)
+        if reason := steps.hf_available():
+            for name in ("hf_step_ms", "vs_hf", "large_hf_step_ms", "large_vs_hf"):
+                unavailable[name] = reason
+    if "paint" in parts:
+        from visualizer.bench import paint
+
+        progress("paint: the attention grid, matplotlib, a key press to the window")
+        metrics |= paint.measure_paint(quick)
+        if "mpl_paint_ms" in metrics:
+            metrics["vs_mpl"] = metrics["paint_128_ms"] / metrics["mpl_paint_ms"]
+        else:
+            for name in ("mpl_paint_ms", "mpl_paint_512_ms", "vs_mpl"):
+                unavailable[name] = "matplotlib is not installed (pip install -e '.[bench]')"
+    if "startup" in parts:
+        from visualizer.bench.startup import measure_startup
+
+        progress("startup: fresh processes to a painted window and to the first step")
+        metrics |= measure_startup(quick)
+    budgets = {}
+    for budget in BUDGETS:
+        met = budget.met(metrics)
+        if budget.metric == "trace_mb" and quick:
+            met = None  # --quick keeps 100 steps, not the 1,000 the budget is about
+        budgets[budget.metric] = {"limit": budget.limit, "met": met, "why": budget.why}
+    return {
+        "quick": quick,
+        "parts": list(parts),
+        "seconds": time.perf_counter() - started,
+        "machine": machine(),
+        "metrics": metrics,
+        "budgets": budgets,
+        "unavailable": unavailable,
+    }
+
+
+def table(report: dict) -> str:
+    """The report as an aligned text table: metric, value, budget, verdict."""
+    rows = [("metric", "value", "budget", "")]
+    budgets = report["budgets"]
+    for metric, value in report["metrics"].items():
+        unit = unit_of(metric)
+        shown = f"{value:,.0f}" if value >= 1000 else f"{value:.3g}"
+        budget = budgets.get(metric)
+        limit = verdict = ""
+        if budget is not None:
+            limit = f"≤ {budget['limit']:g}{' ' + unit if unit not in ('', '×') else unit}"
+            verdict = {True: "met", False: "MISSED", None: "not judged"}[budget["met"]]
+        rows.append((metric, f"{shown} {unit}".strip(), limit, verdict))
+    for metric, reason in report["unavailable"].items():
+        rows.append((metric, "—", "", reason))
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    lines = [
+        f"{name:<{widths[0]}}  {value:>{widths[1]}}  {limit:<{widths[2]}}  {verdict}".rstrip()
+        for name, value, limit, verdict in rows
+    ]
+    lines.insert(1, "-" * len(lines[0]))
+    quick = " (--quick: few repeats, 100 trace steps)" if report["quick"] else ""
+    lines.append(
+        f"\n{report['seconds']:.0f} s on {report['machine']['processor']}, "
+        f"{report['machine']['cpus']} CPUs, torch {report['machine']['torch']}{quick}"
+    )
+    return "\n".join(lines)
+
+
+def progress_to_stderr(text: str) -> None:
+    print(f"  {text} …", file=sys.stderr, flush=True)
