@@ -330,7 +330,9 @@ def stack(tensors: list[torch.Tensor]) -> np.ndarray:
 
 def numpy_of(tensor: torch.Tensor) -> np.ndarray:
     """A read-only float32 numpy copy (or view, on the CPU) of a tensor the model returned."""
-    return frozen(tensor.float().cpu().numpy())
+    if tensor.dtype is not torch.float32 or tensor.device.type != "cpu":  # each call costs a µs
+        tensor = tensor.float().cpu()
+    return frozen(tensor.numpy())
 
 
 def frozen(array: np.ndarray | None) -> np.ndarray | None:

@@ -88,6 +88,9 @@ class KVCache:
     self_v: list[Tensor]
     cross_k: list[Tensor]
     cross_v: list[Tensor]
+    # (H, Dk, S) keys transposed and (H, S, Dk) values of a one-source cache, made once by
+    # decode_one and carried along: views, no copies
+    cross_views: list[tuple[Tensor, Tensor]] | None = None
 
     @property
     def length(self) -> int:
@@ -100,6 +103,7 @@ class KVCache:
             [v[:, :, :length] for v in self.self_v],
             self.cross_k,
             self.cross_v,
+            self.cross_views,
         )
 
     def select(self, batch_index: Tensor) -> KVCache:
@@ -156,32 +160,22 @@ def linear(x: Tensor, layer: nn.Linear) -> Tensor:
     return F.linear(x, layer.weight, layer.bias)
 
 
-def attend_one(q: Tensor, k: Tensor, v: Tensor, scale: float, capture: bool) -> tuple[Tensor, Tensor | None]:
+def attend_one(
+    q: Tensor, k: Tensor, v: Tensor, scale: float, views: tuple[Tensor, Tensor] | None
+) -> tuple[Tensor, Tensor | None]:
     """One query against every key, nothing masked: (heads (1, D), weights (H, 1, K) or None).
 
-    ``q`` is (1, D), ``k`` and ``v`` (1, H, K, Dk). With ``capture`` the query comes already
-    scaled by ``scale``; for these tiny shapes a 3-D ``bmm`` costs half of a 4-D matmul, and
-    SDPA is cheapest when no weights are wanted.
+    ``q`` is (1, D), ``k`` and ``v`` (1, H, K, Dk). Without ``views`` no weights are wanted,
+    and SDPA is cheapest. With them (keys (H, Dk, K) and values (H, K, Dk)) the query comes
+    already scaled; for these tiny shapes a 3-D ``bmm`` costs half a 4-D matmul.
     """
     _, n_heads, _, d_head = k.shape
-    if not capture:
+    if views is None:
         q = q.view(1, n_heads, 1, d_head)  # (1, D) → (1, H, 1, Dk)
         return F.scaled_dot_product_attention(q, k, v, scale=scale).view(1, -1), None
-    scores = torch.bmm(q.view(n_heads, 1, d_head), k[0].transpose(1, 2))  # (H, 1, K), scaled
-    weights = torch.softmax(scores, dim=-1)
-    return torch.bmm(weights, v[0]).view(1, -1), weights  # (H, 1, Dk) → (1, D)
-
-
-def row_moments(x: Tensor) -> tuple[Tensor, Tensor]:
-    """(mean, std) of each row of ``x`` (N, D), population std as ``norm_stats``.
-
-    Written as two matrix-vector products: ``torch.std_mean`` costs four times as much on
-    the few short rows of one step.
-    """
-    average = x.new_full((x.shape[1],), 1.0 / x.shape[1])
-    mean = torch.mv(x, average)
-    centred = x - mean[:, None]
-    return mean, torch.mv(centred * centred, average).sqrt()
+    keys, values = views
+    weights = torch.softmax(torch.bmm(q.view(n_heads, 1, d_head), keys), dim=-1)  # (H, 1, K)
+    return torch.bmm(weights, values).view(1, -1), weights  # (H, 1, Dk) → (1, D)
 
 
 class MultiHeadAttention(nn.Module):
@@ -546,24 +540,29 @@ class Transformer(nn.Module):
         if not interventions.no_positional:
             x = x + self.positional_encoding(1, start)[0]
         x = x.view(1, d)
-        norm_inputs: list[Tensor] = []  # each LayerNorm's input, (1, D)
+        norm_inputs: list[Tensor] = []  # each LayerNorm's input and output, (1, D)
         norm_outputs: list[Tensor] = []
         self_rows: list[Tensor] = []  # (H, 1, t+1) per layer
         cross_rows: list[Tensor] = []  # (H, 1, S) per layer
         self_k: list[Tensor] = []
         self_v: list[Tensor] = []
 
-        def add_and_norm(x: Tensor, norm: nn.LayerNorm, sublayer) -> Tensor:
-            if config.norm_placement == "post":  # LayerNorm(x + Sublayer(x))
-                summed = x + sublayer(x)
-                normed = F.layer_norm(summed, (d,), norm.weight, norm.bias, norm.eps)
-                norm_inputs.append(summed)
-                norm_outputs.append(normed)
-                return normed
-            normed = F.layer_norm(x, (d,), norm.weight, norm.bias, norm.eps)  # x + Sublayer(LayerNorm(x))
+        def layer_norm(x: Tensor, norm: nn.LayerNorm) -> Tensor:
+            normed = F.layer_norm(x, (d,), norm.weight, norm.bias, norm.eps)
             norm_inputs.append(x)
             norm_outputs.append(normed)
-            return x + sublayer(normed)
+            return normed
+
+        def add_and_norm(x: Tensor, norm: nn.LayerNorm, sublayer) -> Tensor:
+            if config.norm_placement == "post":  # LayerNorm(x + Sublayer(x))
+                return layer_norm(x + sublayer(x), norm)
+            return x + sublayer(layer_norm(x, norm))  # x + Sublayer(LayerNorm(x))
+
+        cross_views = cache.cross_views
+        if capture and cross_views is None:  # (1, H, S, Dk) → (H, Dk, S) and (H, S, Dk), once a source
+            cross_views = [
+                (k[0].transpose(1, 2), v[0]) for k, v in zip(cache.cross_k, cache.cross_v, strict=True)
+            ]
 
         def query(h: Tensor, projection: nn.Linear) -> Tensor:
             if capture:  # scale · (h Wᵀ + b) in one operation
@@ -586,14 +585,16 @@ class Transformer(nn.Module):
                     v = torch.cat([cache.self_v[index], v], dim=2)
                 self_k.append(k)
                 self_v.append(v)
-                heads, weights = attend_one(query(h, attention.q_proj), k, v, scale, capture)
+                views = (k[0].transpose(1, 2), v[0]) if capture else None
+                heads, weights = attend_one(query(h, attention.q_proj), k, v, scale, views)
                 self_rows.append(weights)
                 return merged(attention, heads, self._zeroed(interventions, "dec_self", index))
 
             def attend_source(h: Tensor, layer=layer, index=index) -> Tensor:
                 attention = layer.src_attn
                 q = query(h, attention.q_proj)
-                heads, weights = attend_one(q, cache.cross_k[index], cache.cross_v[index], scale, capture)
+                views = cross_views[index] if capture else None
+                heads, weights = attend_one(q, cache.cross_k[index], cache.cross_v[index], scale, views)
                 cross_rows.append(weights)
                 return merged(attention, heads, self._zeroed(interventions, "cross", index))
 
@@ -605,19 +606,22 @@ class Transformer(nn.Module):
             x = add_and_norm(x, layer.ffn_sublayer.norm, feed_forward)
         if config.norm_placement == "pre":
             norm = self.decoder_norm
-            x = F.layer_norm(x, (d,), norm.weight, norm.bias, norm.eps)
+            x = torch.native_layer_norm(x, (d,), norm.weight, norm.bias, norm.eps)[0]
         logits = F.linear(x, self.generator.weight)[0]  # (V,)
         rows = None
         if capture:
-            n = len(norm_inputs)
-            mean, std = row_moments(torch.cat(norm_inputs + norm_outputs))  # (2n,) each
-            norms = torch.stack((mean[:n], std[:n], mean[n:], std[n:]), dim=-1)  # (n, 4)
+            n = len(norm_outputs)
+            # every norm's input and output statistics at once; with eps 0, rstd is exactly 1/std
+            stacked = torch.cat(norm_inputs + norm_outputs)  # (2n, D)
+            _, mean, rstd = torch.native_layer_norm(stacked, (d,), None, None, 0.0)
+            std = rstd.reciprocal()  # (2n, 1)
+            norms = torch.cat((mean[:n], std[:n], mean[n:], std[n:]), dim=1)  # (n, 4)
             rows = StepRows(
                 torch.cat(self_rows).view(n_layers, n_heads, start + 1),  # (L·H, 1, t+1) → (L, H, t+1)
                 torch.cat(cross_rows).view(n_layers, n_heads, -1),  # (L·H, 1, S) → (L, H, S)
                 norms.view(n_layers, -1, 4),  # (L·3, 4) → (L, 3, 4)
             )
-        return NextToken(logits, KVCache(self_k, self_v, cache.cross_k, cache.cross_v), rows)
+        return NextToken(logits, KVCache(self_k, self_v, cache.cross_k, cache.cross_v, cross_views), rows)
 
     def forward(self, src: Tensor, tgt: Tensor, src_pad_mask: Tensor, tgt_pad_mask: Tensor) -> Tensor:
         """Training pass: logits (B, T, V) for every target position at once."""

@@ -247,6 +247,11 @@ def cmd_trace(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     else:
+        import torch
+
+        from model.threads import step_threads
+
+        torch.set_num_threads(step_threads(checkpoint.config))
         engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, args.text, settings)
         engine.run_to_end()
         snapshot = engine.snapshot()

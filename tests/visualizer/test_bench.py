@@ -20,6 +20,8 @@ STEP_METRICS = {
     "large_step_nocapture_ms",
     "large_capture_overhead",
     "large_matvec_floor_ms",
+    "step_threads",
+    "large_step_threads",
     "trace_steps",
     "trace_bytes_per_step",
     "trace_mb",

@@ -20,6 +20,9 @@ compare the ratios.
 ``large_*``
     The same four for a larger config (d_model 512, 6 + 6 layers, 8 heads, ffn 2048,
     vocabulary 8,000) over a 128-token source, random weights on both sides.
+
+Both sides run with the intra-op threads the app steps that model with (``step_threads``:
+one for the shipped model, and on a machine of two cores for every model).
 ``large_matvec_floor_ms``
     The matrix-vector products one step of the larger config needs and nothing else:
     every decoder projection (self-attention Q, K, V, output; cross-attention Q, output;
@@ -38,6 +41,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +51,7 @@ import torch.nn.functional as F
 from model.checkpoint import load_checkpoint
 from model.engine import GenerationEngine, GenerationSnapshot
 from model.shipped import default_checkpoint_path
+from model.threads import step_threads
 from model.tokenizer import SPECIAL_TOKENS, CharTokenizer
 from model.transformer import Transformer, TransformerConfig
 
@@ -160,6 +165,18 @@ def hf_step_times(peer, source_ids: torch.Tensor, steps: int) -> list[float]:
 
 
 # -- the comparison -------------------------------------------------------------------------
+@contextmanager
+def step_threads_of(subject: Subject):
+    """The intra-op threads the app would step this model with (see model/threads.py), for
+    ours and the peer alike."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(step_threads(subject.model.config))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def compare(
     subject: Subject, rounds: int, warmup: int, with_peer: bool, prefix: str = ""
 ) -> dict[str, float]:
@@ -173,7 +190,7 @@ def compare(
         ids = torch.tensor([subject.tokenizer.encode_source(subject.source).ids])
         runners["hf_step_ms"] = lambda: hf_step_times(peer, ids, subject.steps)
     samples: dict[str, list[float]] = {name: [] for name in runners}
-    with torch.no_grad():
+    with torch.no_grad(), step_threads_of(subject):
         for round_number in range(warmup + rounds):
             for name, run in runners.items():
                 times = run()
@@ -198,7 +215,7 @@ def matvec_floor_ms(model: Transformer, repeats: int) -> float:
     x = torch.randn(1, model.config.d_model)
     hidden = torch.randn(1, model.config.d_ff)
     times = []
-    with torch.no_grad():
+    with torch.no_grad(), step_threads_of(Subject(model, None, "", 0)):
         for _ in range(repeats):
             started = time.perf_counter()
             for layer in layers:
@@ -223,7 +240,7 @@ def measure_trace(subject: Subject, steps: int) -> dict[str, float]:
     """What ``steps`` steps of a long generation keep (see the module docstring)."""
     engine = GenerationEngine(subject.model, subject.tokenizer, subject.source)
     eos = subject.tokenizer.eos_id
-    with torch.no_grad():
+    with torch.no_grad(), step_threads_of(subject):
         for _ in range(steps):
             record = engine.step()
             if record is not None and record.token_id == eos:  # keep going: force another token
@@ -242,10 +259,13 @@ def measure_steps(quick: bool, progress: Callable[[str], None] = lambda _: None)
     with_peer = hf_available() is None
     rounds, warmup = (3, 1) if quick else (15, 2)
     progress("steps: the shipped model")
-    result = compare(shipped_subject(), rounds, warmup, with_peer)
+    shipped = shipped_subject()
+    result = compare(shipped, rounds, warmup, with_peer)
     progress("steps: the larger config")
     large = large_subject(steps=8 if quick else 24)
     result |= compare(large, rounds=2 if quick else 7, warmup=1, with_peer=with_peer, prefix="large_")
+    result["step_threads"] = float(step_threads(shipped.model.config))
+    result["large_step_threads"] = float(step_threads(large.model.config))
     result["large_matvec_floor_ms"] = matvec_floor_ms(large.model, repeats=10 if quick else 100)
     trace_steps = 100 if quick else 1000
     progress(f"trace: {trace_steps} steps of the larger config")

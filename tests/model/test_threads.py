@@ -1,0 +1,17 @@
+from model.config import TransformerConfig
+from model.threads import MAX_STEP_THREADS, step_threads
+
+SMALL = TransformerConfig(vocab_size=70, d_model=128, n_heads=4, d_ff=256)
+LARGE = TransformerConfig(
+    vocab_size=8000, d_model=512, n_heads=8, n_encoder_layers=6, n_decoder_layers=6, d_ff=2048
+)
+
+
+def test_small_models_step_on_one_thread_whatever_the_machine():
+    assert [step_threads(SMALL, cores) for cores in (1, 2, 8, 64)] == [1, 1, 1, 1]
+
+
+def test_large_models_leave_cores_for_the_gui_and_stop_at_the_cap():
+    assert step_threads(LARGE, 2) == 1
+    assert step_threads(LARGE, 6) == 3
+    assert step_threads(LARGE, 64) == MAX_STEP_THREADS
