@@ -457,7 +457,7 @@ class MainWindow(QMainWindow):
         return True
 
     def export_trace(self, path: str | None = None) -> bool:
-        from model.trace import generation_arrays, generation_summary, write_trace
+        from model.trace import generation_arrays, generation_summary, npz_path_of, summary_path, write_trace
 
         snapshot = self.session.snapshot
         if snapshot is None:
@@ -465,8 +465,16 @@ class MainWindow(QMainWindow):
             return False
         if not path:
             path, _ = QFileDialog.getSaveFileName(self, "Export trace", "trace.npz", "NumPy archive (*.npz)")
-        if not path:
-            return False
+            if not path:
+                return False
+            # the dialog asked about the .npz; its .json companion may exist on its own
+            companion = summary_path(npz_path_of(path))
+            if companion.exists() and not npz_path_of(path).exists():
+                answer = QMessageBox.question(
+                    self, "Export trace", f"{companion.name} already exists. Replace it?"
+                )
+                if answer != QMessageBox.StandardButton.Yes:
+                    return False
         summary = generation_summary(snapshot)
         if self.session.model is not None:
             summary["checkpoint"] = str(self.session.model.path)

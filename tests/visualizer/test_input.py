@@ -1,0 +1,127 @@
+"""Strange text in the window: refused with a message that keeps what was shown, or run.
+
+The tiny random-weight model (max_len 48) reads any text; characters outside its vocabulary
+become <unk> and are named in the status bar.
+"""
+
+import pytest
+import torch
+
+from model.checkpoint import save_checkpoint
+from tests.factories import small_model
+
+
+def shown(harness) -> tuple:
+    snapshot = harness.session.snapshot
+    return snapshot.source, len(snapshot.steps), harness.session.cursor
+
+
+def messages(harness) -> list[tuple[str, str]]:
+    received = []
+    harness.session.message.connect(lambda level, text: received.append((level, text)))
+    return received
+
+
+@pytest.fixture
+def ready(harness, tiny_checkpoint_path):
+    harness.open(tiny_checkpoint_path)
+    harness.session.step_forward()
+    harness.session.step_forward()
+    harness.wait_idle()
+    return harness
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [("x" * 200, "at most 47"), ("", "empty")],
+    ids=["longer than max_len", "empty"],
+)
+def test_a_source_the_model_cannot_read_is_refused_and_the_generation_kept(ready, text, says):
+    before = shown(ready)
+    received = messages(ready)
+    ready.session.set_source(text)
+    ready.wait_idle()
+    assert any(level == "error" and says in message for level, message in received), received
+    assert ready.window.message_label.text() == next(m for level, m in received if level == "error")
+    assert shown(ready) == before
+    ready.session.step_forward()  # the kept generation still steps
+    ready.wait_idle()
+    assert len(ready.session.snapshot.steps) == before[1] + 1
+    if ready.window.error_dialog is not None:
+        ready.window.error_dialog.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "reverse: 😀 emoji",
+        "reverse: שלום עולם",  # right-to-left
+        "reverse: e\u0301 combining",  # e + a combining acute accent
+        "reverse: tab\there\x00nul\x1bescape",  # control characters
+        "reverse: <pad><eos><bos>",  # special-token names as plain text
+        "   ",  # whitespace only: runnable text
+    ],
+    ids=["emoji", "rtl", "combining", "control", "special-names", "whitespace"],
+)
+def test_any_text_runs_and_unknown_characters_are_named(ready, text):
+    received = messages(ready)
+    ready.session.set_source(text)
+    ready.wait_idle()
+    snapshot = ready.session.snapshot
+    assert snapshot.source == text
+    tokenizer = snapshot.tokenizer
+    src_ids = list(snapshot.encoder.src_ids)
+    assert src_ids[-1] == tokenizer.eos_id and len(src_ids) == len(text) + 1
+    assert all(i >= 4 or i == tokenizer.unk_id for i in src_ids[:-1])  # no special token from text
+    unknown = [char for char in text if char not in tokenizer.index or tokenizer.index[char] < 4]
+    assert [char for _, char in snapshot.encoder.unknown] == unknown
+    if unknown:
+        warning = next(message for level, message in received if level == "warning")
+        assert "<unk>" in warning and repr(unknown[0]) in warning
+    else:
+        assert not [m for level, m in received if level in ("warning", "error")]
+    ready.session.run_to_end()
+    ready.wait_idle()
+    assert ready.session.snapshot.stop_reason in ("eos", "max_length")
+
+
+def test_reaching_the_maximum_length_stops_cleanly_and_says_so(harness, tmp_path):
+    # all-zero logits: the argmax is always token 0, never <eos>, so only max_len stops it
+    model, tokenizer = small_model(seed=2, max_len=12)
+    with torch.no_grad():
+        model.generator.weight.zero_()
+    path = tmp_path / "never-ends.safetensors"
+    save_checkpoint(path, model, tokenizer, {})
+    harness.session.source = "abc"
+    harness.open(path)
+    received = messages(harness)
+    harness.session.run_to_end()
+    harness.wait_idle()
+    snapshot = harness.session.snapshot
+    assert snapshot.stop_reason == "max_length" and len(snapshot.steps) == 12
+    assert ("warning", "stopped at the maximum length of 12 tokens") in received
+    assert "maximum length" in harness.window.message_label.text()
+    harness.session.step_forward()  # nothing more to compute: stepping on changes nothing
+    harness.wait_idle()
+    assert harness.session.snapshot is snapshot
+
+
+def test_exporting_a_trace_asks_before_replacing_a_lone_json(ready, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    companion = tmp_path / "trace.json"
+    companion.write_text("keep me")
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "trace.npz"), ""))
+    asked = []
+
+    def answer(_parent, _title, text, *args):
+        asked.append(text)
+        return QMessageBox.StandardButton.No
+
+    monkeypatch.setattr(QMessageBox, "question", answer)
+    assert ready.window.export_trace() is False
+    assert asked and "trace.json" in asked[0]
+    assert companion.read_text() == "keep me" and not (tmp_path / "trace.npz").exists()
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.Yes)
+    assert ready.window.export_trace() is True
+    assert (tmp_path / "trace.npz").exists() and companion.read_text() != "keep me"
