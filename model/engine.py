@@ -103,6 +103,17 @@ class GenerationSnapshot:
     def output_text(self, steps: int | None = None) -> str:
         return self.tokenizer.decode(self.output_ids[:steps])
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of every array the records hold, each counted once (greedy's filtered
+        distribution is its model distribution)."""
+        arrays: dict[int, np.ndarray] = {}
+        for record in (self.encoder, *self.steps):
+            for value in vars(record).values():
+                if isinstance(value, np.ndarray):
+                    arrays[id(value)] = value
+        return sum(array.nbytes for array in arrays.values())
+
 
 @dataclass
 class GenerationEngine:

@@ -49,7 +49,7 @@ import torch
 import torch.nn.functional as F
 
 from model.checkpoint import load_checkpoint
-from model.engine import GenerationEngine, GenerationSnapshot
+from model.engine import GenerationEngine
 from model.shipped import default_checkpoint_path
 from model.threads import step_threads
 from model.tokenizer import SPECIAL_TOKENS, CharTokenizer
@@ -225,17 +225,6 @@ def matvec_floor_ms(model: Transformer, repeats: int) -> float:
     return 1000 * statistics.median(times[1:])
 
 
-def snapshot_bytes(snapshot: GenerationSnapshot) -> int:
-    """Bytes of every array a generation record holds, each counted once."""
-    arrays: dict[int, np.ndarray] = {}
-    records = [snapshot.encoder, *snapshot.steps]
-    for record in records:
-        for value in vars(record).values():
-            if isinstance(value, np.ndarray):
-                arrays[id(value)] = value
-    return sum(array.nbytes for array in arrays.values())
-
-
 def measure_trace(subject: Subject, steps: int) -> dict[str, float]:
     """What ``steps`` steps of a long generation keep (see the module docstring)."""
     engine = GenerationEngine(subject.model, subject.tokenizer, subject.source)
@@ -246,7 +235,7 @@ def measure_trace(subject: Subject, steps: int) -> dict[str, float]:
             if record is not None and record.token_id == eos:  # keep going: force another token
                 engine.force(int(np.argsort(record.probs)[-2]))
     snapshot = engine.snapshot()
-    total = snapshot_bytes(snapshot)
+    total = snapshot.nbytes
     return {
         "trace_steps": float(len(snapshot.steps)),
         "trace_bytes_per_step": total / len(snapshot.steps),
