@@ -42,7 +42,27 @@ def platform_problem(screenshot: bool) -> str | None:
             f"Qt's xcb platform plugin needs system libraries that are missing "
             f"({', '.join(missing)}); install them with: {APT_LINE}"
         )
+    display = os.environ["DISPLAY"]
+    if not display_reachable(display):
+        return f"cannot connect to the X display {display!r}: is the X server running? (or use --screenshot)"
     return None
+
+
+def display_reachable(display: str) -> bool:
+    """Whether an X server answers at ``display`` (Qt aborts the process when none does)."""
+    library = ctypes.util.find_library("xcb")
+    if library is None:
+        return True  # cannot tell; Qt will say
+    xcb = ctypes.CDLL(library)
+    xcb.xcb_connect.restype = ctypes.c_void_p
+    xcb.xcb_connect.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+    xcb.xcb_connection_has_error.argtypes = [ctypes.c_void_p]
+    xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
+    connection = xcb.xcb_connect(display.encode(), None)  # never NULL: an error object on failure
+    try:
+        return xcb.xcb_connection_has_error(connection) == 0
+    finally:
+        xcb.xcb_disconnect(connection)
 
 
 def run_gui(args) -> int:

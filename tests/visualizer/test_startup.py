@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from PySide6.QtGui import QImage
 
 from visualizer import app
@@ -21,6 +22,7 @@ def fake_linux_display(monkeypatch, missing: set[str]) -> None:
     monkeypatch.setattr(
         ctypes.util, "find_library", lambda name: None if name in missing else (real(name) or f"lib{name}.so")
     )
+    monkeypatch.setattr(app, "display_reachable", lambda display: True)  # no server at :42 here
 
 
 def test_missing_xcb_libraries_are_named_with_the_apt_line(monkeypatch, capsys):
@@ -36,6 +38,23 @@ def test_missing_xcb_libraries_are_named_with_the_apt_line(monkeypatch, capsys):
 def test_all_libraries_present_is_no_problem(monkeypatch):
     fake_linux_display(monkeypatch, set())
     assert app.platform_problem(screenshot=False) is None
+
+
+@pytest.mark.skipif(
+    sys.platform != "linux" or ctypes.util.find_library("xcb") is None, reason="needs libxcb to ask"
+)
+def test_a_display_with_no_x_server_is_refused_before_qt_can_abort(monkeypatch, capsys):
+    monkeypatch.setenv("DISPLAY", ":1999")  # no X server listens there
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    if any(ctypes.util.find_library(lib) is None for lib in app.XCB_LIBRARIES):
+        monkeypatch.setattr(
+            ctypes.util, "find_library", lambda name: f"lib{name}.so" if name != "xcb" else "libxcb.so.1"
+        )
+    assert not app.display_reachable(":1999")
+    assert "cannot connect to the X display ':1999'" in app.platform_problem(screenshot=False)
+    assert main([]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "X display" in err[0]
 
 
 def test_no_display_says_so_but_a_screenshot_renders_offscreen(monkeypatch):
