@@ -553,6 +553,7 @@ class MainWindow(QMainWindow):
         """A non-blocking dialog: the app keeps running and the previous state stays."""
         if self.error_dialog is not None:
             self.error_dialog.close()
+            self.error_dialog.deleteLater()  # else every error ever shown stays a child of the window
         self.error_dialog = QMessageBox(QMessageBox.Icon.Warning, "Attention Visualizer", text, parent=self)
         self.error_dialog.setInformativeText("The previous model and generation are unchanged.")
         self.error_dialog.open()

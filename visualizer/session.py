@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 ATTENTION_KINDS = ("enc_self", "dec_self", "cross")
 LANGUAGES = ("en", "zh")
 COLORMAPS = ("viridis", "inferno", "magma", "plasma", "cividis", "CET-L1")
+# Panels' answers kept at once: keys name the source and the shown step, so without a bound
+# ``computed`` would grow with every step of a long session. An evicted answer is asked again.
+MAX_COMPUTED = 32
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class StartRequest:
     settings: DecodingSettings
     interventions: Interventions
     steps: int = 0  # steps to take right away (to keep the user's place after a change)
+    forced: tuple[int | None, ...] = ()  # the token to force at each of those steps, or None
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,7 @@ class Session:
         self._computing: dict[int, tuple] = {}  # request id -> key of compute requests in flight
         self._view = None
         self._pending: set[int] = set()
+        self._start_id = 0  # the id of the last StartRequest sent
 
     # -- derived state --------------------------------------------------------------------
     @property
@@ -231,14 +236,15 @@ class Session:
         self.interventions = interventions
         self.restart(steps=self.cursor + 1)
 
-    def restart(self, steps: int = 0) -> None:
+    def restart(self, steps: int = 0, forced: tuple[int | None, ...] = ()) -> None:
         if self.model is None:
             return
         self.stop()
         self.generation += 1
+        self._start_id = next(self._ids)
         self._send(
             StartRequest(
-                next(self._ids), self.generation, self.source, self.settings, self.interventions, steps
+                self._start_id, self.generation, self.source, self.settings, self.interventions, steps, forced
             )
         )
 
@@ -345,9 +351,16 @@ class Session:
     def apply(self, result: Result) -> None:
         self._pending.discard(result.request_id)
         computing = self._computing.pop(result.request_id, None)
+        if computing is None and (
+            isinstance(result, Computed) or (isinstance(result, RequestFailed) and result.what == "compute")
+        ):
+            # asked for before a model load cleared ``_computing``: the panel asks again if needed
+            if not self._pending:
+                self.busy_changed.emit(False)
+            return
         if isinstance(result, RequestFailed) and computing is not None:
             # a panel's computation failed: say so there, keep playing, do not ask again
-            self.failed[computing] = result.message
+            remember(self.failed, computing, result.message)
             self.message.emit("warning", result.message)
             self.computed_changed.emit(computing)
             if not self._pending:
@@ -356,7 +369,7 @@ class Session:
         if isinstance(result, ModelLoaded):
             self._model_loaded(result.model)
         elif isinstance(result, Computed):
-            self.computed[result.key] = result.value
+            remember(self.computed, result.key, result.value)
             self.computed_changed.emit(result.key)
         elif isinstance(result, SnapshotReady):
             if result.generation == self.generation:
@@ -364,8 +377,9 @@ class Session:
                 self._snapshot_ready(result.snapshot)
         elif isinstance(result, RequestFailed) and result.what != "stale":
             self.stop()
-            if result.what == "start":
-                # the worker kept the generation it had: go on stepping that one
+            if result.what == "start" and result.request_id == self._start_id:
+                # the worker kept the generation it had: go on stepping that one (unless a newer
+                # start is on its way: then that one is the generation to wait for)
                 self.generation = self.shown_generation
                 if self.snapshot is not None:
                     self.source = self.snapshot.source
@@ -378,6 +392,9 @@ class Session:
         same_model = previous is not None and (model.path, model.config) == (previous.path, previous.config)
         keep_steps = self.cursor + 1 if same_model else 0  # a device switch keeps the user's place
         keep_steps, self.initial_steps = max(keep_steps, self.initial_steps), 0
+        # the same model (on another device): take the tokens the user forced again
+        kept = self.snapshot.steps[:keep_steps] if same_model and self.snapshot is not None else ()
+        forced = tuple(step.token_id if step.forced else None for step in kept)
         self.model = model
         self.computed.clear()
         self.failed.clear()
@@ -390,10 +407,10 @@ class Session:
         if self.head is not None:
             self.head = min(self.head, model.config.n_heads - 1)
         self.model_changed.emit(model)
-        if model.notice:
-            self.message.emit("warning", model.notice)
         self.message.emit("info", f"loaded {model.name} on {model.device}")
-        self.restart(steps=keep_steps)
+        if model.notice:  # last, so the status bar shows it rather than the line above
+            self.message.emit("warning", model.notice)
+        self.restart(steps=keep_steps, forced=forced)
 
     def _snapshot_ready(self, snapshot: GenerationSnapshot) -> None:
         previous = self.snapshot
@@ -426,3 +443,11 @@ class Session:
     def with_settings(self, **changes) -> DecodingSettings:
         """The current settings with some fields changed (validated)."""
         return replace(self.settings, **changes)
+
+
+def remember(answers: dict, key: tuple, value: Any) -> None:
+    """Store ``value`` under ``key``, forgetting the oldest answers beyond ``MAX_COMPUTED``."""
+    answers.pop(key, None)  # a key answered again moves to the newest place
+    answers[key] = value
+    while len(answers) > MAX_COMPUTED:
+        del answers[next(iter(answers))]

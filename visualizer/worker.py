@@ -11,6 +11,7 @@ window is painted and responsive while that import (over a second) runs.
 
 from __future__ import annotations
 
+import sys
 import traceback
 import weakref
 from typing import TYPE_CHECKING
@@ -36,6 +37,64 @@ from visualizer.session import (
 if TYPE_CHECKING:
     from model.checkpoint import Checkpoint
     from model.engine import GenerationEngine
+
+
+# what a request was doing, for the message when it fails
+WHAT = {
+    LoadRequest: "load",
+    StartRequest: "start",
+    DeviceRequest: "device",
+    ComputeRequest: "compute",
+}
+DOING = {
+    LoadRequest: "loading the checkpoint",
+    StartRequest: "encoding the source",
+    StepRequest: "stepping",
+    BranchRequest: "forcing a token",
+    DeviceRequest: "moving the model",
+    ComputeRequest: "computing a panel's view",
+}
+
+
+def first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """torch's OutOfMemoryError (any device), a CPU allocator failure, or numpy's MemoryError."""
+    if isinstance(error, MemoryError):
+        return True
+    torch = sys.modules.get("torch")
+    out_of_memory = getattr(torch, "OutOfMemoryError", None) if torch else None
+    if out_of_memory is not None and isinstance(error, out_of_memory):
+        return True
+    text = str(error).lower()  # MPS and the CPU allocator raise a plain RuntimeError
+    return isinstance(error, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text)
+
+
+def out_of_memory_message(device: str, doing: str, error: BaseException, source_sized: bool = True) -> str:
+    """One line for the user: where, doing what, what torch said, and what to try.
+
+    ``source_sized``: the work grows with the source (a step, a panel's run), not only with
+    the model (a load).
+    """
+    advice = "a smaller model" if device == "cpu" else "the CPU"
+    advice = f"a shorter source or {advice}" if source_sized else advice
+    detail = first_line(error)
+    detail = f": {detail}" if detail else ""
+    return f"out of memory on {device} while {doing}{detail} — try {advice}"
+
+
+def free_device_memory() -> None:
+    """Hand cached blocks back to the device after an out-of-memory error.
+
+    No ``gc.collect()`` here: on this thread the collector could destroy Qt objects, which
+    deadlocks; what the failed request allocated is freed by reference counting.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def model_info(checkpoint: Checkpoint) -> ModelInfo:
@@ -78,29 +137,70 @@ class ModelWorker(QObject):
     def handle(self, request: Request) -> None:
         if self.cancelled:
             return
+        saved = self.saved_state()
+        out_of_memory = False
         try:
             result = self.run(request)
         except Exception as error:  # shown to the user; the worker and its state live on
-            what = {
-                LoadRequest: "load",
-                StartRequest: "start",
-                DeviceRequest: "device",
-                ComputeRequest: "compute",
-            }.get(type(request), "generate")
-            message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            if not isinstance(error, ValueError):
-                message = f"{type(error).__name__}: {message}"
-                traceback.print_exc()
-            result = RequestFailed(request.id, what, message)
+            self.restore(saved)  # a step that failed half-way leaves the generation as shown
+            out_of_memory = is_out_of_memory(error)
+            what = WHAT.get(type(request), "generate")
+            result = RequestFailed(request.id, what, self.describe(request, error))
+        if out_of_memory:  # after the except block: the traceback and its tensors are gone
+            free_device_memory()
         self.finished.emit(result)
+
+    def describe(self, request: Request, error: Exception) -> str:
+        """The one-line message the window shows for a failed request."""
+        doing = DOING.get(type(request), "generating")
+        if is_out_of_memory(error):
+            source_sized = not isinstance(request, (LoadRequest, DeviceRequest))
+            return out_of_memory_message(self.device_name(request), doing, error, source_sized)
+        message = first_line(error)
+        if isinstance(error, ValueError):  # the user's input was wrong: the message says how
+            return message or f"invalid input while {doing}"
+        traceback.print_exc()  # unexpected: keep the traceback for a bug report
+        name = type(error).__name__
+        return f"{name}: {message}" if message else f"{name} while {doing}"
+
+    def device_name(self, request: Request) -> str:
+        if self.checkpoint is not None and not isinstance(request, (LoadRequest, DeviceRequest)):
+            return str(self.checkpoint.device)
+        asked = getattr(request, "device", "auto")
+        try:
+            from model.checkpoint import resolve_device
+
+            return str(resolve_device(asked)[0])
+        except ValueError:
+            return str(asked)
+
+    def saved_state(self) -> tuple:
+        """What a request may change, to put back if it fails: the engine and its steps."""
+        engine = self.engine
+        if engine is None:
+            return (None, self.engine_generation, None)
+        return (engine, self.engine_generation, (list(engine.steps), engine.cache, engine.beam))
+
+    def restore(self, saved: tuple) -> None:
+        engine, generation, progress = saved
+        self.engine, self.engine_generation = engine, generation
+        if engine is not None:
+            # the key/value cache is never changed in place (a step or a cut makes a new one)
+            steps, engine.cache, engine.beam = progress
+            engine.steps[:] = steps
 
     def run(self, request: Request):
         from model.checkpoint import load_checkpoint
         from model.engine import GenerationEngine
 
         if isinstance(request, LoadRequest):
+            import torch
+
+            from model.threads import step_threads
+
             checkpoint = load_checkpoint(request.path, request.device)
             self.checkpoint, self.engine = checkpoint, None
+            torch.set_num_threads(step_threads(checkpoint.config))
             return ModelLoaded(request.id, model_info(checkpoint))
         if isinstance(request, DeviceRequest):
             return self.move(request)
@@ -120,8 +220,9 @@ class ModelWorker(QObject):
                 request.settings,
                 request.interventions,
             )
-            for _ in range(request.steps):
-                if self.cancelled or engine.step() is None:
+            forced = request.forced + (None,) * (request.steps - len(request.forced))
+            for force in forced[: request.steps]:
+                if self.cancelled or engine.step(force=force) is None:
                     break
             self.engine, self.engine_generation = engine, request.generation
         elif self.engine is None or self.engine_generation != request.generation:
@@ -150,8 +251,14 @@ class ModelWorker(QObject):
             self.checkpoint.model.to(device)
         except (RuntimeError, torch.cuda.OutOfMemoryError) as error:
             self.checkpoint.model.to("cpu")  # never leave the model half-moved
+            if is_out_of_memory(error):
+                what = f"out of memory on {device} while moving the model"
+            else:
+                what = f"could not move the model to {request.device}"
+            notice = f"{what} ({one_line(error)}); using CPU instead"
             device = torch.device("cpu")
-            notice = f"could not move the model to {request.device} ({one_line(error)}); using CPU instead"
+        if notice is not None and torch.cuda.is_available():
+            torch.cuda.empty_cache()  # what a failed move left on the device
         self.checkpoint.device, self.checkpoint.notice = device, notice
         self.engine = None
         return ModelLoaded(request.id, model_info(self.checkpoint))
@@ -168,6 +275,7 @@ class WorkerBridge(QObject):
     def __init__(self, session: Session, parent: QObject | None = None, *, warm_up: bool = False) -> None:
         super().__init__(parent)
         self.session = session
+        self.closed = False
         self.thread = QThread()
         self.thread.setObjectName("model-worker")
         self.worker = ModelWorker()
@@ -184,16 +292,20 @@ class WorkerBridge(QObject):
 
     def send(self, request: Request) -> None:
         generation = getattr(request, "generation", None)
-        if isinstance(request, StartRequest) and generation is not None:
+        if generation is not None:
+            # the generation the session wants now; lower than the last start's after that
+            # start failed and the session went back to the generation it shows
             self.worker.latest_generation = generation
         self.submit.emit(request)
 
     @Slot(object)
     def on_finished(self, result) -> None:
-        self.session.apply(result)
+        if not self.closed:  # a result that finished after the window closed changes nothing
+            self.session.apply(result)
 
     def shutdown(self) -> None:
         """Stop the thread: a running generation stops at its next step, queued work is dropped."""
+        self.closed = True
         self.session.request.disconnect(self.send)
         self.worker.cancelled = True
         self.thread.quit()
