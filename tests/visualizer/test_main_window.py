@@ -280,3 +280,31 @@ def test_switching_the_language_translates_the_window(harness):
     assert window.menuBar().actions()[0].text() == "&File"
     assert window.actions_by_name["step"].text() == "Step"
     assert window.decoding.strategy.itemText(4) == "beam search"
+
+
+def test_a_lazy_window_paints_its_tabs_first_and_builds_the_panels_after_torch(qtbot, settings):
+    """The interactive start (lazy_panels): placeholder tabs with the panels' titles, the
+    chosen page kept, then the real panels once the worker has imported torch."""
+    from PySide6.QtWidgets import QLabel
+
+    from model.checkpoint import default_checkpoint_path
+    from visualizer.panels.registry import PANELS
+
+    session = Session()
+    window = MainWindow(session, settings, lazy_panels=True)
+    qtbot.addWidget(window)
+    # nothing has run the event loop yet, so the worker's "torch is imported" cannot have arrived
+    assert window.panels == []
+    tabs = range(1, window.pages.count())
+    assert [window.pages.tabText(i) for i in tabs] == [entry.title("en") for entry in PANELS]
+    assert all(isinstance(window.pages.widget(i), QLabel) for i in tabs)
+    window.show_panel("layernorm")
+    window.show()
+    qtbot.waitUntil(lambda: len(window.panels) == len(PANELS), timeout=30_000)
+    assert [panel.key for panel in window.panels] == [entry.key for entry in PANELS]
+    assert [window.pages.widget(i) for i in range(1, window.pages.count())] == window.panels
+    assert window.pages.currentWidget() is window.panels[[e.key for e in PANELS].index("layernorm")]
+    window.open_checkpoint(default_checkpoint_path())
+    qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=30_000)
+    assert window.cuda_action.text() in ("CUDA", "CUDA (not available)")
+    window.close()
