@@ -155,8 +155,9 @@ def load_checkpoint(path: str | Path, device: str = "auto") -> Checkpoint:
 def read_file(path: Path) -> bytes:
     """The file's bytes; absent, unreadable, special, empty or huge files are refused."""
     try:
-        mode = path.stat().st_mode
-        if stat.S_ISREG(mode):
+        status = path.stat()
+        mode = status.st_mode
+        if stat.S_ISREG(mode) and status.st_size <= MAX_FILE_BYTES:  # a huge file is never read
             with open(path, "rb") as file:  # builtins.open, so that tests can watch what is opened
                 data = file.read(MAX_FILE_BYTES + 1)  # + 1: a file that grew since stat() is seen
     except (FileNotFoundError, NotADirectoryError) as error:
@@ -171,6 +172,8 @@ def read_file(path: Path) -> bytes:
         raise CheckpointError(f"{path}: is a directory, not a checkpoint file")
     if not stat.S_ISREG(mode):
         raise CheckpointError(f"{path}: is not a regular file")
+    if status.st_size > MAX_FILE_BYTES:
+        raise CheckpointError(f"{path}: larger than any checkpoint this app reads ({MAX_FILE_BYTES:,} bytes)")
     if not data:
         raise CheckpointError(f"{path}: the file is empty")
     if len(data) > MAX_FILE_BYTES:

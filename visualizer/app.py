@@ -44,6 +44,9 @@ def platform_problem(screenshot: bool) -> str | None:
         )
     display = os.environ["DISPLAY"]
     if not display_reachable(display):
+        if screenshot:  # as with no display at all: render offscreen
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+            return None
         return f"cannot connect to the X display {display!r}: is the X server running? (or use --screenshot)"
     return None
 
@@ -58,7 +61,7 @@ def display_reachable(display: str) -> bool:
     xcb.xcb_connect.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
     xcb.xcb_connection_has_error.argtypes = [ctypes.c_void_p]
     xcb.xcb_disconnect.argtypes = [ctypes.c_void_p]
-    connection = xcb.xcb_connect(display.encode(), None)  # never NULL: an error object on failure
+    connection = xcb.xcb_connect(os.fsencode(display), None)  # never NULL: an error object on failure
     try:
         return xcb.xcb_connection_has_error(connection) == 0
     finally:

@@ -276,7 +276,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     from model.train import recipe_from_args, train
 
     if not args.resume:
-        refuse_to_overwrite(args, args.out)
+        from model.train import trainstate_path
+
+        refuse_to_overwrite(args, args.out, trainstate_path(args.out))
     recipe = recipe_from_args(args.config, {"steps": args.steps, "seed": args.seed})
     result = train(
         recipe,
@@ -332,7 +334,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
         print(f"wrote {args.json}", file=sys.stderr)
-    return 0
+    failed = [f"{part} {report['unavailable'][part]}" for part in parts if part in report["unavailable"]]
+    for failure in failed:
+        print(f"attnviz bench: {failure}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def run_gui(args: argparse.Namespace) -> int:

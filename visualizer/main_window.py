@@ -262,7 +262,15 @@ class MainWindow(QMainWindow):
         current = self.pages.currentIndex()
         self.pages.setUpdatesEnabled(False)
         try:
-            for index, panel_class in enumerate(panel_classes(), start=1):
+            classes = panel_classes()
+        except Exception as error:  # e.g. torch cannot be imported: say so in every tab
+            for index in range(1, self.pages.count()):
+                self.pages.widget(index).setText(f"This page could not be loaded: {error}")
+            self.pages.setUpdatesEnabled(True)
+            self.on_message("error", f"the concept panels could not be loaded: {error}")
+            return
+        try:
+            for index, panel_class in enumerate(classes, start=1):
                 panel = panel_class(self.session)
                 # a panel's plots shrink with the window rather than force it to grow on a small screen
                 panel.setMinimumSize(480, 360)
@@ -467,11 +475,13 @@ class MainWindow(QMainWindow):
             path, _ = QFileDialog.getSaveFileName(self, "Export trace", "trace.npz", "NumPy archive (*.npz)")
             if not path:
                 return False
-            # the dialog asked about the .npz; its .json companion may exist on its own
-            companion = summary_path(npz_path_of(path))
-            if companion.exists() and not npz_path_of(path).exists():
+            # the dialog asked only about the name typed: the .npz written (".npz" is added when
+            # missing) and its .json companion may exist on their own
+            written = [npz_path_of(path), summary_path(npz_path_of(path))]
+            unasked = [p.name for p in written if p.exists() and p != Path(path)]
+            if unasked:
                 answer = QMessageBox.question(
-                    self, "Export trace", f"{companion.name} already exists. Replace it?"
+                    self, "Export trace", f"{' and '.join(unasked)} already exist(s). Replace?"
                 )
                 if answer != QMessageBox.StandardButton.Yes:
                     return False

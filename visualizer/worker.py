@@ -119,10 +119,13 @@ class ModelWorker(QObject):
 
     @Slot()
     def warm_up(self) -> None:
-        """Import torch and the model code here, off the GUI thread."""
-        import model.checkpoint  # noqa: F401
-        import model.engine  # noqa: F401
-
+        """Import torch and the model code here, off the GUI thread. Said done even when the
+        import fails: the window then tries itself and shows why."""
+        try:
+            import model.checkpoint  # noqa: F401
+            import model.engine  # noqa: F401
+        except Exception:  # reported by the GUI thread's own attempt (install_panels)
+            traceback.print_exc()
         self.warmed.emit()
 
     def __init__(self) -> None:

@@ -42,3 +42,13 @@ def test_screenshot_keeps_an_existing_picture(tmp_path, capsys):
     assert main(["--screenshot", str(picture)]) == 2
     refused(capsys, picture)
     assert picture.read_bytes() == b"my picture"
+
+
+def test_train_keeps_an_existing_training_state(tmp_path, capsys):
+    state = tmp_path / "model.safetensors.trainstate.pt"
+    state.write_bytes(b"my optimizer state")
+    assert (
+        main(["train", "--config", "tiny", "--steps", "1", "--out", str(tmp_path / "model.safetensors")]) == 2
+    )
+    refused(capsys, state)
+    assert state.read_bytes() == b"my optimizer state"

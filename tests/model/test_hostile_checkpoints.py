@@ -635,3 +635,19 @@ def test_fuzz_pt_files(data):
     for index, value in data.draw(st.lists(st.tuples(position, st.integers(0, 255)), max_size=6)):
         valid[index] = value
     loads_and_runs_or_refuses(bytes(valid), suffix=".pt")
+
+
+def test_a_file_too_large_is_refused_without_being_read(valid_bytes, tmp_path, monkeypatch):
+    import model.checkpoint as checkpoint
+
+    path = tmp_path / "huge.safetensors"
+    path.write_bytes(valid_bytes)
+    monkeypatch.setattr(checkpoint, "MAX_FILE_BYTES", len(valid_bytes) - 1)
+    opened = []
+    real_open = builtins.open
+    monkeypatch.setattr(
+        builtins, "open", lambda file, *a, **k: opened.append(file) or real_open(file, *a, **k)
+    )
+    with pytest.raises(CheckpointError, match="larger than any checkpoint"):
+        load_checkpoint(path, "cpu")
+    assert opened == []

@@ -125,3 +125,20 @@ def test_exporting_a_trace_asks_before_replacing_a_lone_json(ready, tmp_path, mo
     monkeypatch.setattr(QMessageBox, "question", lambda *a: QMessageBox.StandardButton.Yes)
     assert ready.window.export_trace() is True
     assert (tmp_path / "trace.npz").exists() and companion.read_text() != "keep me"
+
+
+def test_exporting_a_trace_typed_without_its_suffix_asks_before_replacing_the_npz(
+    ready, tmp_path, monkeypatch
+):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    existing = tmp_path / "foo.npz"
+    existing.write_bytes(b"keep me")
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "foo"), ""))
+    asked = []
+    monkeypatch.setattr(
+        QMessageBox, "question", lambda _p, _t, text, *a: asked.append(text) or QMessageBox.StandardButton.No
+    )
+    assert ready.window.export_trace() is False
+    assert asked and "foo.npz" in asked[0]
+    assert existing.read_bytes() == b"keep me"

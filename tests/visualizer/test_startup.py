@@ -122,3 +122,16 @@ def test_bad_gui_options_exit_2(capsys):
     assert main(["--size", "huge"]) == 2
     assert main(["--steps", "-1"]) == 2
     assert main(["--top-p", "7"]) == 2
+
+
+@pytest.mark.skipif(
+    sys.platform != "linux" or ctypes.util.find_library("xcb") is None, reason="needs libxcb to ask"
+)
+def test_a_screenshot_renders_offscreen_when_the_display_has_no_server(monkeypatch):
+    monkeypatch.setenv("DISPLAY", ":1999")
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.setattr(
+        ctypes.util, "find_library", lambda name: "libxcb.so.1" if name == "xcb" else f"lib{name}.so"
+    )
+    assert app.platform_problem(screenshot=True) is None
+    assert os.environ["QT_QPA_PLATFORM"] == "offscreen"

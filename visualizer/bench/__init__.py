@@ -74,33 +74,18 @@ def run_bench(
     quick: bool, parts: tuple[str, ...] = PARTS, progress: Callable[[str], None] = lambda _: None
 ) -> dict:
     """Every metric of the chosen parts, the budgets judged, and what could not be measured."""
-    from visualizer.bench import steps
-
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the paint figures are offscreen ones
     started = time.perf_counter()
     metrics: dict[str, float] = {}
     unavailable: dict[str, str] = {}
-    if "steps" in parts:
-        metrics |= steps.measure_steps(quick, progress)
-        if reason := steps.hf_available():
-            for name in ("hf_step_ms", "vs_hf", "large_hf_step_ms", "large_vs_hf"):
-                unavailable[name] = reason
-    if "paint" in parts:
-        from visualizer.bench import paint
-
-        progress("paint: the attention grid, matplotlib, a key press to the window")
-        with quiet_offscreen_notices():
-            metrics |= paint.measure_paint(quick)
-        if "mpl_paint_ms" in metrics:
-            metrics["vs_mpl"] = metrics["paint_128_ms"] / metrics["mpl_paint_ms"]
-        else:
-            for name in ("mpl_paint_ms", "mpl_paint_512_ms", "vs_mpl"):
-                unavailable[name] = "matplotlib is not installed (pip install -e '.[bench]')"
-    if "startup" in parts:
-        from visualizer.bench.startup import measure_startup
-
-        progress("startup: fresh processes to a painted window and to the first step")
-        metrics |= measure_startup(quick)
+    for part in parts:
+        try:
+            metrics |= MEASURES[part](quick, progress, unavailable)
+        except Exception as error:  # one part failing keeps what the others measured
+            lines = str(error).strip().splitlines()
+            unavailable[part] = f"failed: {type(error).__name__}: {lines[0] if lines else ''}"
+    if "paint_128_ms" in metrics and "mpl_paint_ms" in metrics:
+        metrics["vs_mpl"] = metrics["paint_128_ms"] / metrics["mpl_paint_ms"]
     budgets = {}
     for budget in BUDGETS:
         met = budget.met(metrics)
@@ -139,6 +124,37 @@ def quiet_offscreen_notices():
         yield
     finally:
         qInstallMessageHandler(previous)
+
+
+def measure_steps(quick: bool, progress, unavailable: dict[str, str]) -> dict[str, float]:
+    from visualizer.bench import steps
+
+    if reason := steps.hf_available():
+        for name in ("hf_step_ms", "vs_hf", "large_hf_step_ms", "large_vs_hf"):
+            unavailable[name] = reason
+    return steps.measure_steps(quick, progress)
+
+
+def measure_paint(quick: bool, progress, unavailable: dict[str, str]) -> dict[str, float]:
+    from visualizer.bench import paint
+
+    progress("paint: the attention grid, matplotlib, a key press to the window")
+    with quiet_offscreen_notices():
+        metrics = paint.measure_paint(quick)
+    if "mpl_paint_ms" not in metrics:
+        for name in ("mpl_paint_ms", "mpl_paint_512_ms", "vs_mpl"):
+            unavailable[name] = "matplotlib is not installed (pip install -e '.[bench]')"
+    return metrics
+
+
+def measure_startup(quick: bool, progress, unavailable: dict[str, str]) -> dict[str, float]:
+    from visualizer.bench.startup import measure_startup
+
+    progress("startup: fresh processes to a painted window and to the first step")
+    return measure_startup(quick)
+
+
+MEASURES = {"steps": measure_steps, "paint": measure_paint, "startup": measure_startup}
 
 
 def table(report: dict) -> str:

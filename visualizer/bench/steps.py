@@ -91,14 +91,17 @@ def large_subject(steps: int) -> Subject:
 
 # -- ours ---------------------------------------------------------------------------------
 def engine_step_times(subject: Subject, capture: bool) -> list[float]:
-    """Seconds of each ``step()`` of one generation (an <eos> ends it early)."""
+    """Seconds of each of ``subject.steps`` calls of ``step()`` in one generation."""
     engine = GenerationEngine(subject.model, subject.tokenizer, subject.source, capture=capture)
     times = []
-    for _ in range(subject.steps):
+    for position in range(subject.steps):
         started = time.perf_counter()
-        if engine.step() is None:
-            break
+        record = engine.step()
         times.append(time.perf_counter() - started)
+        if record.token_id == subject.tokenizer.eos_id and position < subject.steps - 1:
+            # an early <eos> (random weights): go on, off the clock, so that every position
+            # the peer is timed at is timed here too
+            engine.force(int(np.argsort(record.probs)[-2]))
     return times
 
 
