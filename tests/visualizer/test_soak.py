@@ -23,6 +23,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QGraphicsView
 
 from model.checkpoint import default_checkpoint_path
+from model.decoding_settings import STRATEGIES, DecodingSettings
 from visualizer.main_window import MainWindow
 from visualizer.panels.registry import PANEL_KEYS
 from visualizer.session import ATTENTION_KINDS, MAX_COMPUTED, ComputeRequest, Session
@@ -45,6 +46,7 @@ MIX = {
     "page": 8,
     "source": 3,
     "end": 1,
+    "strategy": 3,  # greedy, sampling, top-k, top-p or beam (its tree is kept and shown)
     "bad source": 1,  # an error: a dialog shows, the previous generation stays
 }
 # QMainWindow's layout animates its central widget's geometry with a QPropertyAnimation (a
@@ -149,6 +151,11 @@ class Driver:
             session.set_source(rng.choice(SOURCES))
         elif name == "end":
             session.run_to_end()
+        elif name == "strategy":
+            settings = DecodingSettings(
+                strategy=rng.choice(STRATEGIES), beam_width=rng.choice((2, 3, 4)), seed=rng.randrange(100)
+            )
+            session.set_settings(settings)
         elif name == "bad source":
             session.set_source("")
         self.wait_idle()
@@ -156,6 +163,8 @@ class Driver:
     def canonical_state(self) -> None:
         """The same view every time it is measured: counts depend on what is shown."""
         session = self.session
+        session.set_settings(DecodingSettings())  # greedy
+        self.wait_idle()
         session.set_source("")  # one error, so that one error dialog exists at every measurement
         self.wait_idle()
         assert self.window.error_dialog.isVisible()

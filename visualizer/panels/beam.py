@@ -230,6 +230,12 @@ class BeamTreeView(QGraphicsView):
         self.band = QGraphicsRectItem()
         self.outline = QGraphicsRectItem()
 
+    def clear(self) -> None:
+        """Forget the tree: a tree no longer shown holds no items (and no memory)."""
+        self.scene().clear()
+        self.beam, self.items, self.edges, self.headers = None, {}, {}, {}
+        self.band, self.outline = QGraphicsRectItem(), QGraphicsRectItem()
+
     def build(self, beam: BeamResult, tokenizer: CharTokenizer, text: dict) -> None:
         """Lay out every node of ``beam`` once; ``show_until`` then picks what is visible."""
         scene = self.scene()
@@ -484,6 +490,9 @@ class BeamPanel(ConceptPanel):
         self.switch_button.setVisible(not beam_on)
         self.notice.setVisible(beam is None)
         self.content.setVisible(beam is not None)
+        if beam is None and self.built_for is not None:
+            self.tree.clear()
+            self.built_for = None
         if not beam_on:
             strategy = text["strategies"].get(session.settings.strategy, session.settings.strategy)
             self.notice.setText(text["not_beam"].format(strategy=strategy))
