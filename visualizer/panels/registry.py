@@ -27,7 +27,7 @@ class PanelEntry:
 PANELS: tuple[PanelEntry, ...] = (
     PanelEntry("masks", {"en": "Masks", "zh": "掩码"}, "masks:MasksPanel"),
     PanelEntry("positions", {"en": "Positional encoding", "zh": "位置编码"}, "positions:PositionsPanel"),
-    PanelEntry("scaling", {"en": "Why ÷√d_k", "zh": "为何除以 √d_k"}, "scaling:ScalingPanel"),
+    PanelEntry("scaling", {"en": "Why ÷√dₖ", "zh": "为何除以 √dₖ"}, "scaling:ScalingPanel"),
     PanelEntry("layernorm", {"en": "LayerNorm", "zh": "层归一化"}, "layernorm:LayerNormPanel"),
     PanelEntry("decoding", {"en": "Decoding", "zh": "解码"}, "decoding:DecodingPanel"),
     PanelEntry("beam", {"en": "Beam search", "zh": "束搜索"}, "beam:BeamPanel"),
