@@ -18,9 +18,10 @@ SMALL_MODEL_PARAMETERS = 5_000_000
 MAX_STEP_THREADS = 4
 
 
-def step_threads(config: TransformerConfig, cores: int | None = None) -> int:
-    """Intra-op threads for stepping a model of ``config`` on a machine with ``cores``."""
+def step_threads(config: TransformerConfig | None, cores: int | None = None) -> int:
+    """Intra-op threads for stepping a model of ``config`` on a machine with ``cores``;
+    ``config`` None: a model not known yet (loading it runs it once)."""
     cores = cores or os.cpu_count() or 1
-    if config.parameter_count() < SMALL_MODEL_PARAMETERS or cores <= 2:
+    if cores <= 2 or (config is not None and config.parameter_count() < SMALL_MODEL_PARAMETERS):
         return 1
     return min(MAX_STEP_THREADS, cores // 2)

@@ -201,6 +201,7 @@ class ModelWorker(QObject):
 
             from model.threads import step_threads
 
+            torch.set_num_threads(step_threads(None))  # loading runs the model once
             checkpoint = load_checkpoint(request.path, request.device)
             self.checkpoint, self.engine = checkpoint, None
             torch.set_num_threads(step_threads(checkpoint.config))

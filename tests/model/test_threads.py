@@ -15,3 +15,8 @@ def test_large_models_leave_cores_for_the_gui_and_stop_at_the_cap():
     assert step_threads(LARGE, 2) == 1
     assert step_threads(LARGE, 6) == 3
     assert step_threads(LARGE, 64) == MAX_STEP_THREADS
+
+
+def test_a_model_not_known_yet_gets_what_any_model_would_on_that_machine():
+    assert step_threads(None, 2) == 1
+    assert step_threads(None, 64) == MAX_STEP_THREADS
