@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from model.decoding_settings import DecodingSettings
 from visualizer.events import Subscriptions
 from visualizer.i18n import Translator, tr
-from visualizer.panels.registry import PANELS, panel_classes
+from visualizer.panels.registry import PANELS, panel_class
 from visualizer.session import ATTENTION_KINDS, COLORMAPS, Session
 from visualizer.views import KIND_TITLES
 from visualizer.widgets.attention_grid import AttentionGrid
@@ -67,6 +67,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.closed = False
         self.panels: list = []  # the ConceptPanels, once built
+        self.panels_failed = False
         self.bridge = WorkerBridge(session, self, warm_up=lazy_panels)
         self.error_dialog: QMessageBox | None = None
         self.play_timer = QTimer(self)
@@ -89,7 +90,7 @@ class MainWindow(QMainWindow):
         )
         self.restore_settings()
         if lazy_panels:
-            self.bridge.warmed.connect(self.install_panels)
+            self.bridge.warmed.connect(self.install_panels_gradually)
         else:
             self.install_panels()
         self.on_view_changed()
@@ -256,32 +257,39 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
     def install_panels(self) -> None:
-        """Build the concept panels in place of their placeholder tabs (imports torch)."""
-        if self.panels or self.closed:
-            return
-        current = self.pages.currentIndex()
-        self.pages.setUpdatesEnabled(False)
+        """Build every concept panel now, in place of its placeholder tab (imports torch)."""
+        while self.install_next_panel():
+            pass
+
+    def install_panels_gradually(self) -> None:
+        """One panel per pass of the event loop: building one blocks the GUI thread for up to
+        about 100 ms (pyqtgraph's plots), all six at once for 200."""
+        if self.install_next_panel():
+            QTimer.singleShot(0, self.install_panels_gradually)
+
+    def install_next_panel(self) -> bool:
+        """Build the next panel in place of its placeholder; False when there is none left."""
+        index = len(self.panels)
+        if self.closed or self.panels_failed or index == len(PANELS):
+            return False
         try:
-            classes = panel_classes()
-        except Exception as error:  # e.g. torch cannot be imported: say so in every tab
-            for index in range(1, self.pages.count()):
-                self.pages.widget(index).setText(f"This page could not be loaded: {error}")
-            self.pages.setUpdatesEnabled(True)
+            panel = panel_class(PANELS[index])(self.session)
+        except Exception as error:  # e.g. torch cannot be imported: say so in the tabs left
+            self.panels_failed = True
+            for tab in range(index + 1, self.pages.count()):
+                self.pages.widget(tab).setText(f"This page could not be loaded: {error}")
             self.on_message("error", f"the concept panels could not be loaded: {error}")
-            return
-        try:
-            for index, panel_class in enumerate(classes, start=1):
-                panel = panel_class(self.session)
-                # a panel's plots shrink with the window rather than force it to grow on a small screen
-                panel.setMinimumSize(480, 360)
-                placeholder = self.pages.widget(index)
-                self.pages.removeTab(index)
-                placeholder.deleteLater()
-                self.pages.insertTab(index, panel, panel.title())
-                self.panels.append(panel)
-            self.pages.setCurrentIndex(current)
-        finally:
-            self.pages.setUpdatesEnabled(True)
+            return False
+        # a panel's plots shrink with the window rather than force it to grow on a small screen
+        panel.setMinimumSize(480, 360)
+        current = self.pages.currentIndex()
+        placeholder = self.pages.widget(index + 1)
+        self.pages.removeTab(index + 1)
+        placeholder.deleteLater()
+        self.pages.insertTab(index + 1, panel, panel.title())
+        self.pages.setCurrentIndex(current)
+        self.panels.append(panel)
+        return True
 
     def build_status_bar(self) -> None:
         status = self.statusBar()

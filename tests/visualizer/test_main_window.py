@@ -308,3 +308,27 @@ def test_a_lazy_window_paints_its_tabs_first_and_builds_the_panels_after_torch(q
     qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=30_000)
     assert window.cuda_action.text() in ("CUDA", "CUDA (not available)")
     window.close()
+
+
+def test_panels_that_cannot_be_loaded_say_why_in_their_tabs(qtbot, settings, monkeypatch):
+    import visualizer.main_window as main_window
+    from visualizer.panels.registry import PANELS
+
+    loaded = main_window.panel_class
+
+    def fail_from_the_third(entry):
+        if entry is PANELS[2]:
+            raise ImportError("libtorch_cpu.so: cannot open shared object file")
+        return loaded(entry)
+
+    monkeypatch.setattr(main_window, "panel_class", fail_from_the_third)
+    window = MainWindow(Session(), settings, lazy_panels=True)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.panels_failed, timeout=30_000)
+    assert [panel.key for panel in window.panels] == [entry.key for entry in PANELS[:2]]
+    for tab in range(3, window.pages.count()):
+        assert "libtorch_cpu.so" in window.pages.widget(tab).text()
+    assert "could not be loaded" in window.message_label.text()
+    window.error_dialog.close()
+    window.close()

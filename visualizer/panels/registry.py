@@ -1,7 +1,7 @@
 """The panels the window shows, in order; ``--panel NAME`` selects one by its key.
 
 Keys and tab titles are known without importing the panels (which import torch), so the
-window can show its tabs before torch is loaded; ``panel_classes()`` imports them.
+window can show its tabs before torch is loaded; ``panel_class()`` imports one.
 """
 
 from __future__ import annotations
@@ -36,10 +36,8 @@ PANEL_KEYS = tuple(entry.key for entry in PANELS)
 TITLES = {entry.key: entry.titles for entry in PANELS}
 
 
-def panel_classes() -> list[type[ConceptPanel]]:
-    """The panel classes in order (imports them, and so torch)."""
-    classes = []
-    for entry in PANELS:
-        module, name = entry.where.split(":")
-        classes.append(getattr(import_module(f"visualizer.panels.{module}"), name))
-    return classes
+def panel_class(entry: PanelEntry) -> type[ConceptPanel]:
+    """The class of one panel (imports its module, and so torch)."""
+    module, name = entry.where.split(":")
+    return getattr(import_module(f"visualizer.panels.{module}"), name)
+
