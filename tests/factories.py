@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 
+from model.checkpoint import save_checkpoint
 from model.tokenizer import CharTokenizer
 from model.train import default_tokenizer
 from model.transformer import Transformer, TransformerConfig
@@ -29,3 +32,20 @@ def small_model(seed: int = 0, **overrides) -> tuple[Transformer, CharTokenizer]
     torch.manual_seed(seed)
     model = Transformer(small_config(len(tokenizer), **overrides)).eval()
     return model, tokenizer
+
+
+def save_large_checkpoint(path: Path) -> Path:
+    """A random-weight model of about 20 MB, which takes a while to load: 6 + 6 layers."""
+    tokenizer = default_tokenizer()
+    torch.manual_seed(0)
+    config = TransformerConfig(
+        vocab_size=len(tokenizer),
+        d_model=256,
+        n_heads=8,
+        n_encoder_layers=6,
+        n_decoder_layers=6,
+        d_ff=1024,
+        max_len=64,
+    )
+    save_checkpoint(path, Transformer(config), tokenizer)
+    return path

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import time
 
-import torch
 from PySide6.QtCore import QElapsedTimer, QTimer
 
-from model.checkpoint import save_checkpoint
-from model.train import default_tokenizer
-from model.transformer import Transformer, TransformerConfig
+from tests.factories import save_large_checkpoint
 
 BUDGET_MS = 100  # shared/DESIGN.md: the GUI thread never blocks for more than 100 ms
 
@@ -47,19 +44,7 @@ class LoopWatch:
 
 
 def test_event_loop_stays_responsive_while_a_large_checkpoint_loads_and_a_generation_plays(harness, tmp_path):
-    tokenizer = default_tokenizer()
-    torch.manual_seed(0)
-    config = TransformerConfig(
-        vocab_size=len(tokenizer),
-        d_model=256,
-        n_heads=8,
-        n_encoder_layers=6,
-        n_decoder_layers=6,
-        d_ff=1024,
-        max_len=64,
-    )
-    big = tmp_path / "big.safetensors"
-    save_checkpoint(big, Transformer(config), tokenizer)  # ~ 20 MB: loading takes a while
+    big = save_large_checkpoint(tmp_path / "big.safetensors")  # ~ 20 MB: loading takes a while
     session = harness.session
     with LoopWatch() as watch:
         started = time.perf_counter()
@@ -78,6 +63,6 @@ def test_event_loop_stays_responsive_while_a_large_checkpoint_loads_and_a_genera
         session.toggle_play()
         harness.qtbot.waitUntil(lambda: not session.playing, timeout=60_000)
         elapsed = time.perf_counter() - started
-    assert len(session.snapshot.steps) == config.max_len
+    assert len(session.snapshot.steps) == session.model.config.max_len
     print(f"worst event-loop delay {watch.worst_ms} ms over {elapsed:.1f} s of model work")
     assert watch.worst_ms < BUDGET_MS, watch.long_gaps

@@ -14,8 +14,8 @@ import model.checkpoint
 from model.checkpoint import load_checkpoint, save_checkpoint
 from model.engine import GenerationEngine
 from model.train import default_tokenizer
-from model.transformer import Transformer, TransformerConfig
-from tests.factories import small_config, small_model
+from model.transformer import Transformer
+from tests.factories import save_large_checkpoint, small_config, small_model
 from visualizer.session import Computed, ModelInfo, ModelLoaded, RequestFailed, Session
 from visualizer.worker import out_of_memory_message
 
@@ -304,20 +304,7 @@ def test_closing_the_window_while_playing_stops_cleanly(harness):
 @pytest.fixture
 def large_checkpoint_path(tmp_path):
     """A random-weight model that takes a while to load (~20 MB)."""
-    tokenizer = default_tokenizer()
-    torch.manual_seed(0)
-    config = TransformerConfig(
-        vocab_size=len(tokenizer),
-        d_model=256,
-        n_heads=8,
-        n_encoder_layers=6,
-        n_decoder_layers=6,
-        d_ff=1024,
-        max_len=64,
-    )
-    path = tmp_path / "large.safetensors"
-    save_checkpoint(path, Transformer(config), tokenizer)
-    return path
+    return save_large_checkpoint(tmp_path / "large.safetensors")
 
 
 def test_closing_the_window_while_a_checkpoint_loads_stops_cleanly(
