@@ -92,7 +92,9 @@ def run_bench(
         if budget.metric == "trace_mb" and quick:
             met = None  # --quick keeps 100 steps, not the 1,000 the budget is about
         budgets[budget.metric] = {"limit": budget.limit, "met": met, "why": budget.why}
+    # every metric also at the top level, so that a script can read report["step_ms"]
     return {
+        **metrics,
         "quick": quick,
         "parts": list(parts),
         "seconds": time.perf_counter() - started,
