@@ -114,7 +114,8 @@ def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
     )
     assert install.returncode == 0, install.stderr
     probe = (
-        "import visualizer.main_window, visualizer.panels.registry; "  # every GUI package is in the wheel
+        # every GUI package is in the wheel, the benchmark's too
+        "import visualizer.main_window, visualizer.panels.registry, visualizer.bench.steps; "
         "from model.checkpoint import default_checkpoint_path as p; print(p())"
     )
     located = subprocess.run(
