@@ -98,11 +98,16 @@ def engine_step_times(subject: Subject, capture: bool) -> list[float]:
         started = time.perf_counter()
         record = engine.step()
         times.append(time.perf_counter() - started)
-        if record.token_id == subject.tokenizer.eos_id and position < subject.steps - 1:
-            # an early <eos> (random weights): go on, off the clock, so that every position
-            # the peer is timed at is timed here too
-            engine.force(int(np.argsort(record.probs)[-2]))
+        if position < subject.steps - 1:  # every position the peer is timed at is timed here too
+            go_on_after_eos(engine, record)
     return times
+
+
+def go_on_after_eos(engine: GenerationEngine, record) -> None:
+    """Replace an <eos> the (random) model chose by its second choice, off the clock, so that
+    the generation runs on."""
+    if record is not None and record.token_id == engine.tokenizer.eos_id:
+        engine.force(int(np.argsort(record.probs)[-2]))
 
 
 # -- the peer -----------------------------------------------------------------------------
@@ -169,11 +174,11 @@ def hf_step_times(peer, source_ids: torch.Tensor, steps: int) -> list[float]:
 
 # -- the comparison -------------------------------------------------------------------------
 @contextmanager
-def step_threads_of(subject: Subject):
+def step_threads_of(model: Transformer):
     """The intra-op threads the app would step this model with (see model/threads.py), for
     ours and the peer alike."""
     before = torch.get_num_threads()
-    torch.set_num_threads(step_threads(subject.model.config))
+    torch.set_num_threads(step_threads(model.config))
     try:
         yield
     finally:
@@ -193,7 +198,7 @@ def compare(
         ids = torch.tensor([subject.tokenizer.encode_source(subject.source).ids])
         runners["hf_step_ms"] = lambda: hf_step_times(peer, ids, subject.steps)
     samples: dict[str, list[float]] = {name: [] for name in runners}
-    with torch.no_grad(), step_threads_of(subject):
+    with torch.no_grad(), step_threads_of(subject.model):
         for round_number in range(warmup + rounds):
             for name, run in runners.items():
                 times = run()
@@ -218,7 +223,7 @@ def matvec_floor_ms(model: Transformer, repeats: int) -> float:
     x = torch.randn(1, model.config.d_model)
     hidden = torch.randn(1, model.config.d_ff)
     times = []
-    with torch.no_grad(), step_threads_of(Subject(model, None, "", 0)):
+    with torch.no_grad(), step_threads_of(model):
         for _ in range(repeats):
             started = time.perf_counter()
             for layer in layers:
@@ -231,12 +236,9 @@ def matvec_floor_ms(model: Transformer, repeats: int) -> float:
 def measure_trace(subject: Subject, steps: int) -> dict[str, float]:
     """What ``steps`` steps of a long generation keep (see the module docstring)."""
     engine = GenerationEngine(subject.model, subject.tokenizer, subject.source)
-    eos = subject.tokenizer.eos_id
-    with torch.no_grad(), step_threads_of(subject):
+    with torch.no_grad(), step_threads_of(subject.model):
         for _ in range(steps):
-            record = engine.step()
-            if record is not None and record.token_id == eos:  # keep going: force another token
-                engine.force(int(np.argsort(record.probs)[-2]))
+            go_on_after_eos(engine, engine.step())
     snapshot = engine.snapshot()
     total = snapshot.nbytes
     return {
