@@ -40,4 +40,3 @@ def panel_class(entry: PanelEntry) -> type[ConceptPanel]:
     """The class of one panel (imports its module, and so torch)."""
     module, name = entry.where.split(":")
     return getattr(import_module(f"visualizer.panels.{module}"), name)
-
