@@ -6,7 +6,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
-from model.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from model.transformer.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from tests.factories import small_model  # noqa: E402
 
 

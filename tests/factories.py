@@ -6,10 +6,10 @@ from pathlib import Path
 
 import torch
 
-from model.checkpoint import save_checkpoint
-from model.tokenizer import CharTokenizer
-from model.train import default_tokenizer
-from model.transformer import Transformer, TransformerConfig
+from model.core.tokenizer import CharTokenizer
+from model.tasks.train import default_tokenizer
+from model.transformer.checkpoint import save_checkpoint
+from model.transformer.model import Transformer, TransformerConfig
 
 
 def small_config(vocab_size: int, **overrides) -> TransformerConfig:

@@ -66,7 +66,7 @@ def decoding_settings(args: argparse.Namespace, base=None):
     """The settings the options ask for, on top of ``base`` (default: the defaults)."""
     from dataclasses import replace
 
-    from model.decoding_settings import DecodingSettings
+    from model.generation.decoding_settings import DecodingSettings
 
     changes = {
         field: getattr(args, dest)
@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def user_error(error: Exception) -> str | None:
     """The one-line message for an error the user can fix, or None for a bug."""
-    from model.checkpoint import CheckpointError
+    from model.core.errors import CheckpointError
 
     if isinstance(error, (CheckpointError, ValueError)):
         return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
@@ -203,41 +203,41 @@ def device_arg(args: argparse.Namespace) -> str:
 
 
 def load(args: argparse.Namespace):
-    from model.checkpoint import load_checkpoint
+    from model.registry import open_model
 
-    checkpoint = load_checkpoint(checkpoint_arg(args), device_arg(args))
+    checkpoint = open_model(checkpoint_arg(args), device_arg(args))
     if checkpoint.notice:
         print(f"attnviz: {checkpoint.notice}", file=sys.stderr)
     return checkpoint
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from model.engine import GenerationEngine
-    from model.teacher_forcing import teacher_force
-    from model.trace import (
+    from model.generation.engine import GenerationEngine
+    from model.generation.trace import (
         generation_arrays,
         generation_summary,
         teacher_forced_arrays,
         teacher_forced_summary,
         write_trace,
     )
+    from model.probes.teacher_forcing import teacher_force
 
     if not args.text.strip():
         raise UsageError("attnviz trace: --text is empty")
-    from model.trace import npz_path_of, summary_path
+    from model.generation.trace import npz_path_of, summary_path
 
     refuse_to_overwrite(args, npz_path_of(args.out), summary_path(npz_path_of(args.out)))
     settings = decoding_settings(args)
     checkpoint = load(args)
     if args.target is not None:
         started = time.perf_counter()
-        record = teacher_force(checkpoint.model, checkpoint.tokenizer, args.text, args.target)
+        record = teacher_force(checkpoint, args.text, args.target)
         arrays = teacher_forced_arrays(record)
         summary = teacher_forced_summary(
             record,
             checkpoint.tokenizer,
             args.text,
-            checkpoint.config.to_dict(),
+            checkpoint.info,
             seconds=time.perf_counter() - started,
         )
         for position, char in record.unknown:
@@ -249,10 +249,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
     else:
         import torch
 
-        from model.threads import step_threads
+        from model.core.threads import step_threads
 
-        torch.set_num_threads(step_threads(checkpoint.config))
-        engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, args.text, settings)
+        torch.set_num_threads(step_threads(checkpoint.info.parameters))
+        engine = GenerationEngine(checkpoint, args.text, settings)
         engine.run_to_end()
         snapshot = engine.snapshot()
         arrays, summary = generation_arrays(snapshot), generation_summary(snapshot)
@@ -273,10 +273,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from model.train import recipe_from_args, train
+    from model.tasks.train import recipe_from_args, train
 
     if not args.resume:
-        from model.train import trainstate_path
+        from model.tasks.train import trainstate_path
 
         refuse_to_overwrite(args, args.out, trainstate_path(args.out))
     recipe = recipe_from_args(args.config, {"steps": args.steps, "seed": args.seed})
@@ -299,7 +299,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     import json
 
-    from model.evaluate import evaluate
+    from model.tasks.evaluate import evaluate
 
     if args.n < 1:
         raise UsageError("attnviz eval: --n must be at least 1")
@@ -309,9 +309,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     report = evaluate(checkpoint.model, checkpoint.tokenizer, args.n, seed=args.seed)
     print(report.table())
     if args.heads:
-        from model.analysis import head_roles
+        from model.tasks.analysis import head_roles
 
-        roles = head_roles(checkpoint.model, checkpoint.tokenizer, n=min(args.n, 200), seed=args.seed)
+        roles = head_roles(checkpoint, n=min(args.n, 200), seed=args.seed)
         print()
         print("where each cross-attention head puts its largest weight (share of output tokens):")
         print(roles.table())

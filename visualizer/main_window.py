@@ -27,12 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.decoding_settings import DecodingSettings
+from model.generation.decoding_settings import DecodingSettings
 from visualizer.events import Subscriptions
 from visualizer.i18n import Translator, tr
 from visualizer.panels.registry import PANELS, panel_class
-from visualizer.session import ATTENTION_KINDS, COLORMAPS, Session
-from visualizer.views import KIND_TITLES
+from visualizer.session import COLORMAPS, Session
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.controls import DecodingControls, SourceBar, StepControls
 from visualizer.widgets.head_detail import HeadDetail
@@ -155,15 +154,8 @@ class MainWindow(QMainWindow):
             run_menu.addAction(self.actions_by_name[name])
 
         view_menu = self.menu(bar, "&View")
-        self.kind_actions = QActionGroup(self)
-        for number, kind in enumerate(ATTENTION_KINDS, start=1):
-            action = view_menu.addAction(KIND_TITLES[kind])
-            self.translator.add(action.setText, KIND_TITLES[kind])
-            action.setCheckable(True)
-            action.setShortcut(QKeySequence(str(number)))
-            action.setData(kind)
-            action.triggered.connect(self.on_kind_action)
-            self.kind_actions.addAction(action)
+        self.kind_actions = QActionGroup(self)  # one per kind of the loaded model: rebuild_kinds
+        self.kind_menu = self.menu(view_menu, "&Attention kind")
         view_menu.addAction(self.actions_by_name["mean"])
         colormap_menu = self.menu(view_menu, "&Colormap")
         self.colormap_actions = QActionGroup(self)
@@ -227,10 +219,7 @@ class MainWindow(QMainWindow):
         attention_page = QWidget()
         attention_layout = QVBoxLayout(attention_page)
         attention_layout.setContentsMargins(0, 4, 0, 0)
-        self.kind_tabs = QTabBar()
-        for index, kind in enumerate(ATTENTION_KINDS):
-            self.kind_tabs.addTab(KIND_TITLES[kind])
-            self.translator.add(lambda text, i=index: self.kind_tabs.setTabText(i, text), KIND_TITLES[kind])
+        self.kind_tabs = QTabBar()  # one tab per kind of the loaded model: rebuild_kinds
         self.kind_tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.kind_tabs.currentChanged.connect(self.on_tab_changed)
         attention_layout.addWidget(self.kind_tabs)
@@ -315,8 +304,8 @@ class MainWindow(QMainWindow):
         else:
             self.resize(1440, 900)
         kind = self.settings.value("kind", self.session.kind)
-        if kind in ATTENTION_KINDS:
-            self.session.set_kind(kind)
+        if isinstance(kind, str) and kind:  # checked against the model's kinds when one loads
+            self.session.kind = kind
         colormap = self.settings.value("colormap", self.session.colormap)
         if colormap in COLORMAPS:
             self.session.set_colormap(colormap)
@@ -388,7 +377,48 @@ class MainWindow(QMainWindow):
         self.session.set_kind(self.sender().data())
 
     def on_tab_changed(self, index: int) -> None:
-        self.session.set_kind(ATTENTION_KINDS[index])
+        if 0 <= index < len(self.session.kinds):
+            self.session.set_kind(self.session.kinds[index])
+
+    def rebuild_kinds(self) -> None:
+        """The attention tabs, the View menu's kinds and the number keys, from the model's kinds."""
+        model = self.session.model
+        kinds = model.family.kinds if model is not None else ()
+        shown = tuple(self.kind_tabs.tabData(i) for i in range(self.kind_tabs.count()))
+        if shown == tuple(kind.name for kind in kinds):
+            return
+        language = self.session.language
+        self.kind_tabs.blockSignals(True)  # the session's kind is set below, once
+        while self.kind_tabs.count():
+            self.kind_tabs.removeTab(0)
+        for action in self.kind_actions.actions():
+            self.kind_actions.removeAction(action)
+            self.kind_menu.removeAction(action)
+            action.deleteLater()
+        for number, kind in enumerate(kinds, start=1):
+            index = self.kind_tabs.addTab(tr(kind.title, language))
+            self.kind_tabs.setTabData(index, kind.name)
+            self.kind_tabs.setTabToolTip(index, f"{kind.title}: {kind.layers} layers × {kind.heads} heads")
+            action = self.kind_menu.addAction(tr(kind.title, language))
+            action.setCheckable(True)
+            if number <= 9:
+                action.setShortcut(QKeySequence(str(number)))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.setData(kind.name)
+            action.triggered.connect(self.on_kind_action)
+            self.kind_actions.addAction(action)
+            self.addAction(action)
+        self.kind_tabs.blockSignals(False)
+        self.on_view_changed()
+
+    def retitle_kinds(self, language: str) -> None:
+        model = self.session.model
+        if model is None:
+            return
+        for index, kind in enumerate(model.family.kinds):
+            self.kind_tabs.setTabText(index, tr(kind.title, language))
+        for action, kind in zip(self.kind_actions.actions(), model.family.kinds, strict=False):
+            action.setText(tr(kind.title, language))
 
     def on_colormap_action(self) -> None:
         self.session.set_colormap(self.sender().data())
@@ -403,6 +433,7 @@ class MainWindow(QMainWindow):
             self.pages.setTabText(index, entry.title(language))
         self.pages.setTabText(0, tr("Attention heads", language))
         self.translator.apply(language)
+        self.retitle_kinds(language)
         self.on_playing_changed(self.session.playing)
         self.on_cursor_changed(self.session.cursor)
 
@@ -473,7 +504,13 @@ class MainWindow(QMainWindow):
         return True
 
     def export_trace(self, path: str | None = None) -> bool:
-        from model.trace import generation_arrays, generation_summary, npz_path_of, summary_path, write_trace
+        from model.generation.trace import (
+            generation_arrays,
+            generation_summary,
+            npz_path_of,
+            summary_path,
+            write_trace,
+        )
 
         snapshot = self.session.snapshot
         if snapshot is None:
@@ -517,7 +554,8 @@ class MainWindow(QMainWindow):
 
     # -- session events -------------------------------------------------------------------
     def on_model_changed(self, model) -> None:
-        self.model_label.setText(f"{model.name} · {model.device}")
+        self.rebuild_kinds()
+        self.model_label.setText(f"{model.name} · {model.family.display_name} · {model.device}")
         if model.path is not None:
             self.remember_recent(model.path)
         if self.session.device != "auto" and not model.device.startswith(self.session.device):
@@ -548,8 +586,9 @@ class MainWindow(QMainWindow):
         )
 
     def on_view_changed(self) -> None:
-        index = ATTENTION_KINDS.index(self.session.kind)
-        if self.kind_tabs.currentIndex() != index:
+        kinds = self.session.kinds
+        index = kinds.index(self.session.kind) if self.session.kind in kinds else -1
+        if index >= 0 and self.kind_tabs.currentIndex() != index:
             self.kind_tabs.setCurrentIndex(index)
         for action in self.kind_actions.actions():
             action.setChecked(action.data() == self.session.kind)

@@ -15,15 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 # Only torch-free modules here: the window is built and painted before torch is imported.
-from model.config import NO_INTERVENTIONS, Interventions, TransformerConfig
-from model.decoding_settings import DecodingSettings
-from model.tokenizer import CharTokenizer
+from model.generation.decoding_settings import DecodingSettings
+from model.interface import NO_INTERVENTIONS, FamilyInfo, Interventions, Tokenizer
 from visualizer.events import Signal
 
 if TYPE_CHECKING:
-    from model.engine import GenerationSnapshot
+    from model.generation.records import GenerationSnapshot
 
-ATTENTION_KINDS = ("enc_self", "dec_self", "cross")
 LANGUAGES = ("en", "zh")
 COLORMAPS = ("viridis", "inferno", "magma", "plasma", "cividis", "CET-L1")
 # Panels' answers kept at once: keys name the source and the shown step, so without a bound
@@ -36,16 +34,20 @@ class ModelInfo:
     """What the GUI may know of the loaded model (the model itself stays on the worker)."""
 
     path: Path | None
-    config: TransformerConfig
-    tokenizer: CharTokenizer
+    family: FamilyInfo  # its kinds of attention, capabilities and config
+    tokenizer: Tokenizer
     device: str
-    info: dict
+    metadata: dict  # free-form facts the checkpoint carries (training recipe, accuracy)
     notice: str | None = None
     cuda_available: bool = False  # whether the worker's torch sees a CUDA device
 
     @property
     def name(self) -> str:
         return self.path.name if self.path else "untitled model"
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return self.family.kind_names
 
 
 # -- requests, to the worker --------------------------------------------------------------
@@ -92,7 +94,7 @@ class DeviceRequest:
 class ComputeRequest:
     """Any other model work a panel needs (a what-if, a teacher-forced run), off the GUI thread.
 
-    ``job(checkpoint, snapshot)`` runs on the worker thread with the loaded ``Checkpoint`` and
+    ``job(model, snapshot)`` runs on the worker thread with the loaded ``ModelFamily`` and
     the current ``GenerationSnapshot`` (or None) and returns plain data; it must not touch Qt.
     """
 
@@ -155,7 +157,7 @@ class Session:
         self.model: ModelInfo | None = None
         self.snapshot: GenerationSnapshot | None = None
         self.cursor = -1  # the step shown; -1 = before the first step
-        self.kind = "cross"
+        self.kind = "cross"  # the attention kind shown; one of the model's kinds once one is loaded
         self.layer, self.head = 0, 0  # head None = the mean over heads
         self.colormap = COLORMAPS[0]
         self.settings = DecodingSettings()
@@ -307,9 +309,16 @@ class Session:
         if self.playing and not self.generating:
             self.step_forward()
 
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The loaded model's kinds of attention (none before a model is loaded)."""
+        return self.model.kinds if self.model is not None else ()
+
     def set_kind(self, kind: str) -> None:
-        if kind not in ATTENTION_KINDS:
-            raise ValueError(f"unknown attention kind {kind!r}")
+        if self.model is not None and kind not in self.model.kinds:
+            raise ValueError(
+                f"this model has no attention kind {kind!r}; it has {', '.join(self.model.kinds)}"
+            )
         if kind != self.kind:
             self.kind = kind
             self.view_changed.emit()
@@ -389,7 +398,7 @@ class Session:
 
     def _model_loaded(self, model: ModelInfo) -> None:
         previous = self.model
-        same_model = previous is not None and (model.path, model.config) == (previous.path, previous.config)
+        same_model = previous is not None and (model.path, model.family) == (previous.path, previous.family)
         keep_steps = self.cursor + 1 if same_model else 0  # a device switch keeps the user's place
         keep_steps, self.initial_steps = max(keep_steps, self.initial_steps), 0
         # the same model (on another device): take the tokens the user forced again
@@ -402,10 +411,12 @@ class Session:
         self.snapshot = None
         self.snapshot_changed.emit(None)
         self._set_cursor(-1, force=True)
-        last_layer = max(model.config.n_encoder_layers, model.config.n_decoder_layers) - 1
-        self.layer = min(self.layer, last_layer)
+        self.layer = min(self.layer, model.family.max_layers - 1)
         if self.head is not None:
-            self.head = min(self.head, model.config.n_heads - 1)
+            self.head = min(self.head, model.family.max_heads - 1)
+        if self.kind not in model.kinds:  # e.g. the last model's "cross" on a model without it
+            self.kind = model.family.alignment_kind.name if model.family.alignment_kind else model.kinds[0]
+            self.view_changed.emit()
         self.model_changed.emit(model)
         self.message.emit("info", f"loaded {model.name} on {model.device}")
         if model.notice:  # last, so the status bar shows it rather than the line above
@@ -424,7 +435,9 @@ class Session:
         self.snapshot_changed.emit(snapshot)
         self._set_cursor(len(snapshot.steps) - 1, force=True)  # views redraw once, on the cursor
         if snapshot.stop_reason == "max_length" and (previous is None or previous.stop_reason is None):
-            self.message.emit("warning", f"stopped at the maximum length of {snapshot.config.max_len} tokens")
+            self.message.emit(
+                "warning", f"stopped at the maximum length of {snapshot.info.max_target_len} tokens"
+            )
         if snapshot.stop_reason is not None and self.playing and self.cursor == len(snapshot.steps) - 1:
             self.stop()
 

@@ -11,13 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from model.engine import GenerationSnapshot
-
-KIND_TITLES = {
-    "enc_self": "Encoder self-attention",
-    "dec_self": "Masked decoder self-attention",
-    "cross": "Cross-attention",
-}
+    from model.generation.records import GenerationSnapshot
 
 
 @dataclass(frozen=True)
@@ -44,26 +38,19 @@ def attention_view(snapshot: GenerationSnapshot, kind: str, step: int) -> Attent
     Decoder rows come from the step records, so row t is exactly what step t computed.
     """
     encoder = snapshot.encoder
-    if kind == "enc_self":
-        weights = encoder.self_attn
+    spec = snapshot.info.kind(kind)  # a ValueError naming the model's kinds if it has no such kind
+    if not spec.per_step:  # computed once per source: the whole matrix is there from the start
+        weights = encoder.attention[kind]
         return AttentionView(kind, weights, weights.mean(1), encoder.tokens, encoder.tokens, None)
     steps = snapshot.steps[: step + 1]
     queries = [snapshot.tokenizer.token_text(s.input_id) for s in steps]
-    layers, heads = snapshot.config.n_decoder_layers, snapshot.config.n_heads
+    keys = queries if spec.keys == "target" else encoder.tokens
     n = len(steps)
-    if kind == "dec_self":
-        weights = np.full((layers, heads, n, n), np.nan, dtype=np.float32)
-        for t, record in enumerate(steps):
-            weights[:, :, t, : t + 1] = record.dec_self
-        keys = queries
-    elif kind == "cross":
-        source_len = len(encoder.tokens)
-        weights = np.empty((layers, heads, n, source_len), dtype=np.float32)
-        for t, record in enumerate(steps):
-            weights[:, :, t] = record.cross
-        keys = encoder.tokens
-    else:
-        raise ValueError(f"unknown attention kind {kind!r}")
+    # NaN where a row is shorter than the keys: a causal kind's future, hidden by its mask
+    weights = np.full((spec.layers, spec.heads, n, len(keys)), np.nan, dtype=np.float32)
+    for t, record in enumerate(steps):
+        row = record.attention[kind]  # [L, H, keys so far]
+        weights[:, :, t, : row.shape[-1]] = row
     return AttentionView(kind, weights, weights.mean(1), queries, keys, n - 1 if n else None)
 
 

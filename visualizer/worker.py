@@ -35,8 +35,8 @@ from visualizer.session import (
 )
 
 if TYPE_CHECKING:
-    from model.checkpoint import Checkpoint
-    from model.engine import GenerationEngine
+    from model.generation.engine import GenerationEngine
+    from model.interface import ModelFamily
 
 
 # what a request was doing, for the message when it fails
@@ -97,16 +97,16 @@ def free_device_memory() -> None:
         torch.cuda.empty_cache()
 
 
-def model_info(checkpoint: Checkpoint) -> ModelInfo:
+def model_info(model: ModelFamily) -> ModelInfo:
     import torch
 
     return ModelInfo(
-        checkpoint.path,
-        checkpoint.config,
-        checkpoint.tokenizer,
-        str(checkpoint.device),
-        checkpoint.info,
-        checkpoint.notice,
+        model.path,
+        model.info,
+        model.tokenizer,
+        str(model.device),
+        model.metadata,
+        model.notice,
         cuda_available=torch.cuda.is_available(),
     )
 
@@ -122,15 +122,15 @@ class ModelWorker(QObject):
         """Import torch and the model code here, off the GUI thread. Said done even when the
         import fails: the window then tries itself and shows why."""
         try:
-            import model.checkpoint  # noqa: F401
-            import model.engine  # noqa: F401
+            import model.generation.engine  # noqa: F401
+            import model.registry  # noqa: F401
         except Exception:  # reported by the GUI thread's own attempt (install_panels)
             traceback.print_exc()
         self.warmed.emit()
 
     def __init__(self) -> None:
         super().__init__()
-        self.checkpoint: Checkpoint | None = None
+        self.checkpoint: ModelFamily | None = None  # the loaded model
         self.engine: GenerationEngine | None = None
         self.engine_generation = -1
         self.latest_generation = 0  # written by the GUI thread before it queues a request
@@ -171,7 +171,7 @@ class ModelWorker(QObject):
             return str(self.checkpoint.device)
         asked = getattr(request, "device", "auto")
         try:
-            from model.checkpoint import resolve_device
+            from model.core.devices import resolve_device
 
             return str(resolve_device(asked)[0])
         except ValueError:
@@ -193,18 +193,18 @@ class ModelWorker(QObject):
             engine.steps[:] = steps
 
     def run(self, request: Request):
-        from model.checkpoint import load_checkpoint
-        from model.engine import GenerationEngine
+        from model.generation.engine import GenerationEngine
+        from model.registry import open_model
 
         if isinstance(request, LoadRequest):
             import torch
 
-            from model.threads import step_threads
+            from model.core.threads import step_threads
 
             torch.set_num_threads(step_threads(None))  # loading runs the model once
-            checkpoint = load_checkpoint(request.path, request.device)
+            checkpoint = open_model(request.path, request.device)
             self.checkpoint, self.engine = checkpoint, None
-            torch.set_num_threads(step_threads(checkpoint.config))
+            torch.set_num_threads(step_threads(checkpoint.info.parameters))
             return ModelLoaded(request.id, model_info(checkpoint))
         if isinstance(request, DeviceRequest):
             return self.move(request)
@@ -218,8 +218,7 @@ class ModelWorker(QObject):
             return RequestFailed(request.id, "stale", "")  # replaced by a newer request
         if isinstance(request, StartRequest):
             engine = GenerationEngine(
-                self.checkpoint.model,
-                self.checkpoint.tokenizer,
+                self.checkpoint,
                 request.source,
                 request.settings,
                 request.interventions,
@@ -246,15 +245,16 @@ class ModelWorker(QObject):
     def move(self, request: DeviceRequest):
         import torch
 
-        from model.checkpoint import one_line, resolve_device
+        from model.core.devices import resolve_device
+        from model.core.errors import one_line
 
         if self.checkpoint is None:
             raise ValueError("no model is loaded")
         device, notice = resolve_device(request.device)
         try:
-            self.checkpoint.model.to(device)
+            self.checkpoint.to(device)
         except (RuntimeError, torch.cuda.OutOfMemoryError) as error:
-            self.checkpoint.model.to("cpu")  # never leave the model half-moved
+            self.checkpoint.to(torch.device("cpu"))  # never leave the model half-moved
             if is_out_of_memory(error):
                 what = f"out of memory on {device} while moving the model"
             else:
@@ -263,7 +263,7 @@ class ModelWorker(QObject):
             device = torch.device("cpu")
         if notice is not None and torch.cuda.is_available():
             torch.cuda.empty_cache()  # what a failed move left on the device
-        self.checkpoint.device, self.checkpoint.notice = device, notice
+        self.checkpoint.notice = notice
         self.engine = None
         return ModelLoaded(request.id, model_info(self.checkpoint))
 

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from model.attention_batch import capture_padded_batch
-from model.teacher_forcing import teacher_force
-from model.transformer import Interventions
+from model.probes.attention_batch import capture_padded_batch
+from model.probes.teacher_forcing import teacher_force
+from model.transformer.model import Interventions
 from tests.factories import small_model
 
 

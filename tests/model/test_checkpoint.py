@@ -4,7 +4,7 @@ import struct
 import pytest
 import torch
 
-from model.checkpoint import (
+from model.transformer.checkpoint import (
     CheckpointError,
     default_checkpoint_path,
     load_checkpoint,

@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from model.checkpoint import load_checkpoint
-from model.engine import GenerationEngine
+from model.generation.engine import GenerationEngine
+from model.transformer.checkpoint import load_checkpoint
 from visualizer.cli import main
 
 

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from model.batching import encode_sources
-from model.transformer import Interventions
+from model.core.batching import encode_sources
+from model.transformer.model import Interventions
 from tests.factories import small_model
 
 INTERVENTIONS = [

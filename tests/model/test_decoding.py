@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from model.decoding import (
+from model.generation.decoding import (
     DecodingSettings,
     beam_search,
     choose_token,
@@ -12,7 +12,7 @@ from model.decoding import (
     keep_top_p,
     next_token_distribution,
 )
-from model.engine import GenerationEngine
+from model.generation.engine import GenerationEngine
 from tests.factories import small_model
 
 

@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 import torch
 
-from model.batching import encode_sources
-from model.decoding import DecodingSettings
-from model.engine import GenerationEngine, SourceError
-from model.teacher_forcing import teacher_force
-from model.transformer import NO_INTERVENTIONS, Interventions
+from model.core.batching import encode_sources
+from model.generation.decoding import DecodingSettings
+from model.generation.engine import GenerationEngine, SourceError
+from model.probes.teacher_forcing import teacher_force
+from model.transformer.model import NO_INTERVENTIONS, Interventions
 from tests.factories import small_model
 
 

@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as save_safetensors_bytes
 
-from model.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from model.engine import GenerationEngine
+from model.generation.engine import GenerationEngine
+from model.transformer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from tests.factories import small_model
 from visualizer.cli import main
 
@@ -638,7 +638,7 @@ def test_fuzz_pt_files(data):
 
 
 def test_a_file_too_large_is_refused_without_being_read(valid_bytes, tmp_path, monkeypatch):
-    import model.checkpoint as checkpoint
+    import model.transformer.checkpoint as checkpoint
 
     path = tmp_path / "huge.safetensors"
     path.write_bytes(valid_bytes)

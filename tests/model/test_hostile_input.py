@@ -10,10 +10,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.checkpoint import load_checkpoint, save_checkpoint
-from model.engine import GenerationEngine, SourceError
-from model.tokenizer import SPECIAL_TOKENS
-from model.train import default_tokenizer
+from model.core.tokenizer import SPECIAL_TOKENS
+from model.generation.engine import GenerationEngine, SourceError
+from model.tasks.train import default_tokenizer
+from model.transformer.checkpoint import load_checkpoint, save_checkpoint
 from tests.factories import small_model
 from visualizer.cli import main
 

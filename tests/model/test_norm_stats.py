@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from model.batching import encode_sources
-from model.checkpoint import default_checkpoint_path, load_checkpoint
-from model.engine import GenerationEngine
-from model.norm_stats import (
+from model.core.batching import encode_sources
+from model.generation.engine import GenerationEngine
+from model.probes.norm_stats import (
     DECODER_SUBLAYERS,
     ENCODER_SUBLAYERS,
     batch_norm_stats,
@@ -20,7 +19,8 @@ from model.norm_stats import (
     padded_batch_stats,
     recorded_norms,
 )
-from model.transformer import Interventions
+from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
+from model.transformer.model import Interventions
 from tests.factories import small_model
 
 SOURCE = "reverse: abcdefgh"

@@ -9,10 +9,10 @@ import zipfile
 
 import pytest
 
-from model.analysis import head_roles
-from model.checkpoint import default_checkpoint_path, load_checkpoint
-from model.evaluate import evaluate, greedy_decode_batch
-from model.tasks import DATE_FORMS
+from model.tasks.analysis import head_roles
+from model.tasks.evaluate import evaluate, greedy_decode_batch
+from model.tasks.synthetic import DATE_FORMS
+from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,7 @@ def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
     probe = (
         # every GUI package is in the wheel, the benchmark's too
         "import visualizer.main_window, visualizer.panels.registry, visualizer.bench.steps; "
-        "from model.checkpoint import default_checkpoint_path as p; print(p())"
+        "from model.shipped import default_checkpoint_path as p; print(p())"
     )
     located = subprocess.run(
         [sys.executable, "-c", probe],

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.tasks import (
+from model.tasks.synthetic import (
     DATE_FORMS,
     MAX_INPUT_LEN,
     SYMBOLS,

@@ -1,5 +1,5 @@
-from model.config import TransformerConfig
-from model.threads import MAX_STEP_THREADS, step_threads
+from model.core.threads import MAX_STEP_THREADS, step_threads
+from model.transformer.config import TransformerConfig
 
 SMALL = TransformerConfig(vocab_size=70, d_model=128, n_heads=4, d_ff=256)
 LARGE = TransformerConfig(

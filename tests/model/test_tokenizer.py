@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.tokenizer import SPECIAL_TOKENS, CharTokenizer
-from model.train import default_tokenizer
+from model.core.tokenizer import SPECIAL_TOKENS, CharTokenizer
+from model.tasks.train import default_tokenizer
 
 TOKENIZER = default_tokenizer()
 

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import torch
 
-from model.engine import GenerationEngine
+from model.generation.engine import GenerationEngine
 from tests.factories import small_model
 
 

@@ -3,10 +3,10 @@
 import pytest
 import torch
 
-from model.checkpoint import load_checkpoint
-from model.evaluate import evaluate, held_out_examples
-from model.tasks import DATE_FORMS
-from model.train import RECIPES, recipe_from_args, train, trainstate_path
+from model.tasks.evaluate import evaluate, held_out_examples
+from model.tasks.synthetic import DATE_FORMS
+from model.tasks.train import RECIPES, recipe_from_args, train, trainstate_path
+from model.transformer.checkpoint import load_checkpoint
 
 
 def test_tiny_recipe_trains_writes_a_checkpoint_and_lowers_the_loss(tmp_path):

@@ -3,8 +3,8 @@ import math
 import pytest
 import torch
 
-from model.batching import encode_sources
-from model.transformer import (
+from model.core.batching import encode_sources
+from model.transformer.model import (
     Interventions,
     MultiHeadAttention,
     Transformer,

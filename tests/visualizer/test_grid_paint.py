@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from model.engine import GenerationEngine
-from model.tokenizer import CharTokenizer
-from model.transformer import Transformer, TransformerConfig
+from model.core.tokenizer import CharTokenizer
+from model.generation.engine import GenerationEngine
+from model.transformer.model import Transformer, TransformerConfig
 from visualizer.bench.paint import measure_paint
 from visualizer.session import Session, SnapshotReady
 from visualizer.views import AttentionView

@@ -8,7 +8,7 @@ still steps at the end.
 
 import os
 
-from model.checkpoint import save_checkpoint
+from model.transformer.checkpoint import save_checkpoint
 from tests.factories import small_model
 from tests.model.test_hostile_checkpoints import CORPUS, MARKER
 

@@ -7,7 +7,7 @@ become <unk> and are named in the status bar.
 import pytest
 import torch
 
-from model.checkpoint import save_checkpoint
+from model.transformer.checkpoint import save_checkpoint
 from tests.factories import small_model
 
 

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from model.checkpoint import load_checkpoint
-from model.engine import GenerationEngine
+from model.generation.engine import GenerationEngine
+from model.transformer.checkpoint import load_checkpoint
 from visualizer.main_window import MainWindow
 from visualizer.session import Session
 
@@ -251,7 +251,7 @@ def test_signal_emits_do_not_crash_the_interpreter(qtbot, count):
 
 
 def test_the_app_starts_on_the_shipped_checkpoint(qtbot, settings):
-    from model.checkpoint import default_checkpoint_path
+    from model.transformer.checkpoint import default_checkpoint_path
 
     session = Session()  # the default source, "reverse: attention"
     window = MainWindow(session, settings)
@@ -287,7 +287,7 @@ def test_a_lazy_window_paints_its_tabs_first_and_builds_the_panels_after_torch(q
     chosen page kept, then the real panels once the worker has imported torch."""
     from PySide6.QtWidgets import QLabel
 
-    from model.checkpoint import default_checkpoint_path
+    from model.transformer.checkpoint import default_checkpoint_path
     from visualizer.panels.registry import PANELS
 
     session = Session()

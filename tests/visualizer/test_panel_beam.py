@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from model.checkpoint import default_checkpoint_path, load_checkpoint
-from model.teacher_forcing import teacher_force
+from model.probes.teacher_forcing import teacher_force
+from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
 from visualizer.panels.beam import BEST_COLOR, FUTURE_OPACITY, STYLES, NodeItem, signed
 from visualizer.widgets.heatmap import display_token
 

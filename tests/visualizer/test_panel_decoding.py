@@ -9,7 +9,7 @@ import pytest
 import torch
 from PySide6.QtCore import QPoint, Qt
 
-from model.decoding import next_token_distribution
+from model.generation.decoding import next_token_distribution
 from visualizer.panels.decoding import FORCED_COLOR, HIGHLIGHT_COLOR, TOP
 from visualizer.widgets.heatmap import display_token
 

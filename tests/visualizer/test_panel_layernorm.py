@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from model.checkpoint import load_checkpoint
-from model.engine import NORM_STATS
-from model.norm_stats import PaddedBatchStats, norm_affine, padded_batch_stats
-from model.transformer import Interventions
+from model.generation.engine import NORM_STATS
+from model.probes.norm_stats import PaddedBatchStats, norm_affine, padded_batch_stats
+from model.transformer.checkpoint import load_checkpoint
+from model.transformer.model import Interventions
 from visualizer.session import ComputeRequest
 
 

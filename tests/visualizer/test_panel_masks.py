@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from model.attention_batch import capture_padded_batch
-from model.checkpoint import load_checkpoint
+from model.probes.attention_batch import capture_padded_batch
+from model.transformer.checkpoint import load_checkpoint
 
 
 def masks_panel(harness):
@@ -86,7 +86,7 @@ def test_teacher_forced_target_shows_per_position_loss(harness):
 
 
 def test_a_failing_computation_is_reported_in_the_panel_and_not_retried(harness, monkeypatch):
-    import model.attention_batch as attention_batch
+    import model.probes.attention_batch as attention_batch
     import visualizer.panels.masks as masks
 
     calls = []

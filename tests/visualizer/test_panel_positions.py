@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from model.checkpoint import load_checkpoint, save_checkpoint
-from model.engine import record_encoder
-from model.transformer import Interventions
+from model.generation.engine import record_encoder
+from model.transformer.checkpoint import load_checkpoint, save_checkpoint
+from model.transformer.model import Interventions
 from tests.factories import small_model
 from visualizer.panels.positions import (
     binary_code,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from model.attention_batch import capture_padded_batch
-from model.checkpoint import load_checkpoint
-from model.transformer import Interventions
+from model.probes.attention_batch import capture_padded_batch
+from model.transformer.checkpoint import load_checkpoint
+from model.transformer.model import Interventions
 
 
 def test_both_runs_and_entropies_equal_the_model(harness, tiny_checkpoint_path):

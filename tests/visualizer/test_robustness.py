@@ -10,11 +10,11 @@ import torch
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-import model.checkpoint
-from model.checkpoint import load_checkpoint, save_checkpoint
-from model.engine import GenerationEngine
-from model.train import default_tokenizer
-from model.transformer import Transformer
+import model.transformer.checkpoint
+from model.generation.engine import GenerationEngine
+from model.tasks.train import default_tokenizer
+from model.transformer.checkpoint import load_checkpoint, save_checkpoint
+from model.transformer.model import Transformer
 from tests.factories import save_large_checkpoint, small_config, small_model
 from visualizer.session import Computed, ModelInfo, ModelLoaded, RequestFailed, Session
 from visualizer.worker import out_of_memory_message
@@ -96,7 +96,7 @@ def test_running_out_of_memory_while_moving_the_model_falls_back_to_cpu(
 ):
     session, window = harness.session, harness.window
     step(harness, 2)
-    real_resolve, real_to = model.checkpoint.resolve_device, Transformer.to
+    real_resolve, real_to = model.transformer.checkpoint.resolve_device, Transformer.to
 
     def resolve_as_if_cuda_were_there(name):
         return (torch.device("cuda"), None) if name == "cuda" else real_resolve(name)
@@ -106,7 +106,7 @@ def test_running_out_of_memory_while_moving_the_model_falls_back_to_cpu(
             raise torch.cuda.OutOfMemoryError(OUT_OF_MEMORY)
         return real_to(self, *args, **kwargs)
 
-    monkeypatch.setattr(model.checkpoint, "resolve_device", resolve_as_if_cuda_were_there)
+    monkeypatch.setattr(model.transformer.checkpoint, "resolve_device", resolve_as_if_cuda_were_there)
     monkeypatch.setattr(Transformer, "to", to_that_fails_on_cuda)
     received = messages_of(session)
     session.set_device("cuda")
@@ -143,7 +143,7 @@ def test_running_out_of_memory_while_loading_says_so_and_keeps_the_old_model(
     def load_without_memory(path, device="auto"):
         raise MemoryError("Unable to allocate 2.00 GiB for an array with shape (524288, 1024)")
 
-    monkeypatch.setattr(model.checkpoint, "load_checkpoint", load_without_memory)
+    monkeypatch.setattr(model.transformer.checkpoint, "load_checkpoint", load_without_memory)
     window.open_checkpoint(tiny_checkpoint_path)
     harness.wait_idle()
     monkeypatch.undo()
@@ -312,14 +312,14 @@ def test_closing_the_window_while_a_checkpoint_loads_stops_cleanly(
 ):
     session, window = harness.session, harness.window
     started, release = threading.Event(), threading.Event()
-    real_load = model.checkpoint.load_checkpoint
+    real_load = model.transformer.checkpoint.load_checkpoint
 
     def slow_load(path, device="auto"):
         started.set()
         release.wait(10)  # held until the window is closing: the close lands mid-load
         return real_load(path, device)
 
-    monkeypatch.setattr(model.checkpoint, "load_checkpoint", slow_load)
+    monkeypatch.setattr(model.transformer.checkpoint, "load_checkpoint", slow_load)
     window.open_checkpoint(large_checkpoint_path)
     harness.qtbot.waitUntil(started.is_set, timeout=10_000)
     releaser = threading.Timer(0.2, release.set)  # the GUI thread waits inside close()

@@ -53,7 +53,7 @@ def test_nothing_is_computed_without_a_model():
 
 
 def test_a_panel_computation_in_flight_does_not_hold_up_stepping():
-    from model.decoding import DecodingSettings
+    from model.generation.decoding import DecodingSettings
     from visualizer.session import StepRequest
 
     session, sent = loaded_session()

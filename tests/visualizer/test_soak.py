@@ -22,8 +22,8 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication, QGraphicsView
 
-from model.checkpoint import default_checkpoint_path
-from model.decoding_settings import STRATEGIES, DecodingSettings
+from model.generation.decoding_settings import STRATEGIES, DecodingSettings
+from model.transformer.checkpoint import default_checkpoint_path
 from visualizer.main_window import MainWindow
 from visualizer.panels.registry import PANEL_KEYS
 from visualizer.session import ATTENTION_KINDS, MAX_COMPUTED, ComputeRequest, Session

@@ -42,10 +42,10 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from model.checkpoint import default_checkpoint_path, load_checkpoint
-from model.engine import GenerationEngine
-from model.tokenizer import CharTokenizer
-from model.transformer import Transformer, TransformerConfig
+from model.core.tokenizer import CharTokenizer
+from model.generation.engine import GenerationEngine
+from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
+from model.transformer.model import Transformer, TransformerConfig
 from visualizer.main_window import MainWindow
 from visualizer.session import Session, SnapshotReady
 from visualizer.widgets.attention_grid import AttentionGrid

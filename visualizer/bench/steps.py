@@ -48,12 +48,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from model.checkpoint import load_checkpoint
-from model.engine import GenerationEngine
+from model.core.threads import step_threads
+from model.core.tokenizer import SPECIAL_TOKENS, CharTokenizer
+from model.generation.engine import GenerationEngine
 from model.shipped import default_checkpoint_path
-from model.threads import step_threads
-from model.tokenizer import SPECIAL_TOKENS, CharTokenizer
-from model.transformer import Transformer, TransformerConfig
+from model.transformer.checkpoint import load_checkpoint
+from model.transformer.model import Transformer, TransformerConfig
 
 SOURCE = "reverse: abcdefghijklmno"
 LARGE_CONFIG = dict(
@@ -175,7 +175,7 @@ def hf_step_times(peer, source_ids: torch.Tensor, steps: int) -> list[float]:
 # -- the comparison -------------------------------------------------------------------------
 @contextmanager
 def step_threads_of(model: Transformer):
-    """The intra-op threads the app would step this model with (see model/threads.py), for
+    """The intra-op threads the app would step this model with (see model/core/threads.py), for
     ours and the peer alike."""
     before = torch.get_num_threads()
     torch.set_num_threads(step_threads(model.config))

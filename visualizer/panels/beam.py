@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-import torch
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import (
@@ -34,10 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.decoding import BeamNode, BeamResult
-from model.engine import record_encoder, stack
-from model.tokenizer import CharTokenizer
-from model.transformer import NO_INTERVENTIONS, Interventions, Transformer
+from model.generation.decoding import BeamNode, BeamResult
+from model.interface import Interventions, Tokenizer
+from model.probes.teacher_forcing import hypothesis_attention
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import TITLES
 from visualizer.session import Session
@@ -134,28 +132,6 @@ def signed(value: float) -> str:
     return f"{value:.2f}".replace("-", "−")
 
 
-# -- the model side: runs on the worker thread ------------------------------------------------
-@torch.no_grad()
-def hypothesis_cross_attention(
-    model: Transformer,
-    tokenizer: CharTokenizer,
-    source: str,
-    token_ids: list[int],
-    interventions: Interventions = NO_INTERVENTIONS,
-) -> np.ndarray:
-    """[L_dec, H, k, S]: the cross-attention of the decoder writing each of ``token_ids``.
-
-    Teacher-forced as in ``model.teacher_forcing.teacher_force``, but fed ids rather than text,
-    so a hypothesis that wrote a special token (<eos>, <unk>) is read exactly as it was
-    written. Row i is the decoder reading <bos>, t0 … t(i-1): the state that chose token i.
-    """
-    device = next(model.parameters()).device
-    encoded, _ = record_encoder(model, tokenizer, source, interventions, device)
-    inputs = torch.tensor([[tokenizer.bos_id, *token_ids[:-1]]], device=device)  # (1, k)
-    out = model.decode(inputs, encoded, capture=True, interventions=interventions)
-    return stack([layer.attention["cross"].weights[0] for layer in out.layers or []])  # (L, H, k, S)
-
-
 # -- the tree ---------------------------------------------------------------------------------
 def tree_rows(beam: BeamResult) -> dict[int, float]:
     """A row for every node: each step's nodes in one block centred on row 0.
@@ -236,7 +212,7 @@ class BeamTreeView(QGraphicsView):
         self.beam, self.items, self.edges, self.headers = None, {}, {}, {}
         self.band, self.outline = QGraphicsRectItem(), QGraphicsRectItem()
 
-    def build(self, beam: BeamResult, tokenizer: CharTokenizer, text: dict) -> None:
+    def build(self, beam: BeamResult, tokenizer: Tokenizer, text: dict) -> None:
         """Lay out every node of ``beam`` once; ``show_until`` then picks what is visible."""
         scene = self.scene()
         scene.clear()
@@ -347,18 +323,18 @@ class BeamTreeView(QGraphicsView):
         super().mousePressEvent(event)
 
 
-def node_label(node: BeamNode, tokenizer: CharTokenizer) -> tuple[str, str]:
+def node_label(node: BeamNode, tokenizer: Tokenizer) -> tuple[str, str]:
     token = "<bos>" if node.parent is None else display_token(tokenizer.token_text(node.token))
     return token, signed(node.logprob)
 
 
-def hypothesis_text(beam: BeamResult, node_id: int, tokenizer: CharTokenizer) -> str:
+def hypothesis_text(beam: BeamResult, node_id: int, tokenizer: Tokenizer) -> str:
     path = beam.path(node_id)
     text = tokenizer.decode(path)
     return text + "<eos>" if path and path[-1] == tokenizer.eos_id else text
 
 
-def node_tooltip(node: BeamNode, beam: BeamResult, tokenizer: CharTokenizer, text: dict) -> str:
+def node_tooltip(node: BeamNode, beam: BeamResult, tokenizer: Tokenizer, text: dict) -> str:
     if node.parent is None:
         return "<p>&lt;bos&gt;</p>"
     return (
@@ -525,7 +501,10 @@ class BeamPanel(ConceptPanel):
         model = self.session.model
         if model is None:
             return
-        layers, heads = model.config.n_decoder_layers, model.config.n_heads
+        kind = model.family.alignment_kind
+        if kind is None:
+            return
+        layers, heads = kind.layers, kind.heads
         if self.layer_combo.count() != layers:
             self.layer_combo.clear()
             self.layer_combo.addItems([str(i + 1) for i in range(layers)])
@@ -562,7 +541,8 @@ class BeamPanel(ConceptPanel):
             self.clear_heatmap(text["computing"].format(text=html.escape(hypothesis)))
             return
         layer = min(session.layer, cross.shape[0] - 1)
-        weights = cross[layer].mean(0) if session.head is None else cross[layer, session.head]
+        head = None if session.head is None else min(session.head, cross.shape[1] - 1)
+        weights = cross[layer].mean(0) if head is None else cross[layer, head]
         self.shown = weights[: len(path)]
         self.matrix.show_matrix(self.shown, None)
         rows = [tokenizer.token_text(token) for token in path]
@@ -589,9 +569,7 @@ class BeamPanel(ConceptPanel):
 def attention_job(source: str, token_ids: list[int], interventions: Interventions):
     """The worker's job for one hypothesis (plain data in, a numpy array out; no Qt)."""
 
-    def job(checkpoint, _snapshot) -> np.ndarray:
-        return hypothesis_cross_attention(
-            checkpoint.model, checkpoint.tokenizer, source, list(token_ids), interventions
-        )
+    def job(model, _snapshot) -> np.ndarray:
+        return hypothesis_attention(model, source, list(token_ids), interventions)
 
     return job

@@ -15,14 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-import torch
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton
 
-from model.decoding import DecodingSettings, next_token_distribution
-from model.engine import StepRecord
-from model.tokenizer import CharTokenizer
+from model.generation.decoding import DecodingSettings, filtered_distribution
+from model.generation.records import StepRecord
+from model.interface import Tokenizer
 from visualizer.events import Subscriptions
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import TITLES
@@ -57,11 +56,10 @@ class Bars:
         return self.filtered > 0
 
 
-def bar_data(step: StepRecord, settings: DecodingSettings, tokenizer: CharTokenizer, top: int = TOP) -> Bars:
+def bar_data(step: StepRecord, settings: DecodingSettings, tokenizer: Tokenizer, top: int = TOP) -> Bars:
     """The top ``top`` tokens by the model's probability, the chosen one if it ranks below, the rest."""
     probs = np.asarray(step.probs, dtype=np.float64)
-    _, filtered = next_token_distribution(torch.from_numpy(step.logits.copy()), settings)
-    filtered = filtered.double().cpu().numpy()
+    filtered = filtered_distribution(step.logits, settings)
     order = np.argsort(-probs, kind="stable")
     shown = [int(i) for i in order[:top]]
     if step.token_id not in shown:  # a forced or unlikely sampled token: give it its own bar

@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from model.norm_stats import (
+from model.probes.norm_stats import (
     NormAffine,
     PaddedBatchStats,
     RecordedNorms,
@@ -299,12 +299,10 @@ class LayerNormPanel(ConceptPanel):
         if snapshot is None:
             return
         affine = self.ask(("layernorm", "affine"), affine_job)
-        encoder = session.kind == "enc_self"
+        encoder = not snapshot.info.kind(session.kind).per_step
         norms = recorded_norms(snapshot, encoder, session.layer, session.cursor)
-        config = snapshot.config
-        self.sync_controls(
-            encoder, config.n_encoder_layers if encoder else config.n_decoder_layers, norms.layer
-        )
+        info = snapshot.info
+        self.sync_controls(encoder, info.layers_of("source" if encoder else "target"), norms.layer)
         self.show_recorded(norms, affine)
         key = ("layernorm", "padded-batch", snapshot.source, snapshot.interventions)
         self.show_batch(self.ask(key, batch_job(snapshot.source, snapshot.interventions)))
@@ -360,7 +358,7 @@ class LayerNormPanel(ConceptPanel):
             self.header.setText(text["header_dec"].format(layer=norms.layer + 1))
         else:
             self.header.setText(text["no_steps"])
-        pre = self.session.snapshot.config.norm_placement == "pre"
+        pre = self.session.snapshot.info.capabilities.norm_placement == "pre"
         x = np.arange(n)
         for i, sublayer in enumerate(norms.sublayers):
             title = text["norm_pre" if pre else "add_norm"].format(i=i + 1, name=names[sublayer])
@@ -486,14 +484,14 @@ class LayerNormPanel(ConceptPanel):
 
 
 # -- jobs, run on the worker thread ---------------------------------------------------------
-def affine_job(checkpoint, _snapshot) -> NormAffine:
-    return norm_affine(checkpoint.model)
+def affine_job(model, _snapshot) -> NormAffine:
+    return norm_affine(model)
 
 
 def batch_job(source: str, interventions):
     """The padded-batch statistics for ``source``, as a job for ``session.compute``."""
 
-    def job(checkpoint, _snapshot) -> PaddedBatchStats:
-        return padded_batch_stats(checkpoint.model, checkpoint.tokenizer, source, interventions=interventions)
+    def job(model, _snapshot) -> PaddedBatchStats:
+        return padded_batch_stats(model, source, interventions=interventions)
 
     return job

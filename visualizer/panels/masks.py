@@ -16,12 +16,11 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit
 
-from model.attention_batch import AttentionMatrices, capture_padded_batch
-from model.tasks import solve, split_source
+from model.probes.teacher_forcing import AttentionMatrices, teacher_force_batch
+from model.tasks.synthetic import solve, split_source
 from visualizer.i18n import Translator, tr
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import TITLES
-from visualizer.views import KIND_TITLES
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
@@ -60,7 +59,7 @@ def second_source(source: str) -> tuple[str, str]:
 def generated_target(snapshot, cursor: int) -> str:
     """The tokens generated up to the shown step, as a teacher-forced target (at most max_len - 1)."""
     text = snapshot.tokenizer.decode(snapshot.output_ids[: cursor + 1])
-    return text[: snapshot.config.max_len - 1]  # the decoder reads at most max_len tokens
+    return text[: snapshot.info.max_target_len - 1]  # the decoder reads <bos> too
 
 
 def request_capture(session, sources, targets, interventions) -> list | None:
@@ -72,9 +71,7 @@ def request_capture(session, sources, targets, interventions) -> list | None:
     key = ("capture", sources, targets, interventions)
     session.compute(
         key,
-        lambda checkpoint, _snapshot: capture_padded_batch(
-            checkpoint.model, checkpoint.tokenizer, list(sources), list(targets), interventions
-        ),
+        lambda model, _snapshot: teacher_force_batch(model, list(sources), list(targets), interventions),
     )
     return session.computed.get(key)
 
@@ -116,8 +113,6 @@ class MasksPanel(ConceptPanel):
         super().__init__(session, parent)
         controls = QHBoxLayout()
         self.kind = QComboBox()  # the same choice as the tabs on the 'Attention heads' page
-        for kind, title in KIND_TITLES.items():
-            self.kind.addItem(title, kind)
         self.kind.currentIndexChanged.connect(self.on_kind_chosen)
         controls.addWidget(self.kind)
         self.mode = QComboBox()
@@ -142,8 +137,6 @@ class MasksPanel(ConceptPanel):
         self.translator.add(self.no_causal.setText, "what if: remove the causal mask")
         self.translator.add(self.batch.setText, "padded batch of two sources")
         self.translator.add(self.target.setPlaceholderText, "target, e.g. noitnetta")
-        for index, title in enumerate(KIND_TITLES.values()):
-            self.translator.add(lambda text, i=index: self.kind.setItemText(i, text), title)
         self.translator.apply(session.language)
         self.mode.currentIndexChanged.connect(self.on_controls)
         self.target.editingFinished.connect(self.on_controls)
@@ -158,12 +151,26 @@ class MasksPanel(ConceptPanel):
         self.loss_label = QLabel()
         self.loss_label.setWordWrap(True)
         self.outer.addWidget(self.loss_label)
-        self.items = None  # the BatchItemCapture list shown
+        self.items = None  # the TeacherForcedItem list shown
 
     def on_language_changed(self, language: str) -> None:
         if hasattr(self, "translator"):
             self.translator.apply(language)
+            self.fill_kinds(force=True)
         super().on_language_changed(language)
+
+    def fill_kinds(self, force: bool = False) -> None:
+        """The kinds of the loaded model in the combo box, titled in the session's language."""
+        model = self.session.model
+        kinds = model.family.kinds if model is not None else ()
+        shown = tuple(self.kind.itemData(i) for i in range(self.kind.count()))
+        if shown == tuple(k.name for k in kinds) and not force:
+            return
+        self.kind.blockSignals(True)
+        self.kind.clear()
+        for kind in kinds:
+            self.kind.addItem(tr(kind.title, self.session.language), kind.name)
+        self.kind.blockSignals(False)
 
     def on_kind_chosen(self, index: int) -> None:
         self.session.set_kind(self.kind.itemData(index))
@@ -174,6 +181,7 @@ class MasksPanel(ConceptPanel):
 
     # -- what to compute ------------------------------------------------------------------
     def refresh(self) -> None:
+        self.fill_kinds()
         self.kind.blockSignals(True)
         self.kind.setCurrentIndex(self.kind.findData(self.session.kind))
         self.kind.blockSignals(False)
@@ -182,7 +190,7 @@ class MasksPanel(ConceptPanel):
             self.status.setText(tr("run a source first", self.session.language))
             return
         if self.mode.currentData() == "target":
-            target = self.target.text()[: snapshot.config.max_len - 1]
+            target = self.target.text()[: snapshot.info.max_target_len - 1]
         else:  # <bos> + the tokens generated up to the shown step, as if training on them
             target = generated_target(snapshot, self.session.cursor)
         sources, targets = [snapshot.source], [target]
@@ -213,15 +221,14 @@ class MasksPanel(ConceptPanel):
         titles = STAGE_TITLES.get(session.language, STAGE_TITLES["en"])
         for row, item in enumerate(self.items):
             matrices = item.attention[session.kind]
-            layer = min(session.layer, matrices.scores.shape[0] - 1)
+            layer = min(session.layer, matrices.weights.shape[0] - 1)
+            head = None if session.head is None else min(session.head, matrices.weights.shape[1] - 1)
             for column, stage in enumerate(STAGES):
                 cell = self.cells[(row, stage)]
-                matrix = stage_matrix(matrices, stage, layer, session.head)
+                matrix = stage_matrix(matrices, stage, layer, head)
                 if stage in ("raw", "scaled", "masked"):
                     # one symmetric scale per stage; −∞ becomes NaN, drawn in the background colour
-                    reference = stage_matrix(
-                        matrices, "raw" if stage == "raw" else "scaled", layer, session.head
-                    )
+                    reference = stage_matrix(matrices, "raw" if stage == "raw" else "scaled", layer, head)
                     bound = float(np.abs(reference).max()) or 1.0
                     cell.show_matrix(
                         np.where(np.isneginf(matrix), np.nan, matrix), None, levels=(-bound, bound)
@@ -257,24 +264,20 @@ class MasksPanel(ConceptPanel):
 
     def describe(self) -> str:
         session = self.session
-        kinds = {
-            "enc_self": "encoder self-attention",
-            "dec_self": "decoder self-attention",
-            "cross": "cross-attention",
-        }
+        title = session.model.family.kind(session.kind).title
         who = "the mean of the heads" if session.head is None else f"head {session.head + 1}"
         item = self.items[0].attention[session.kind]
         blocked = int(item.mask.sum())
-        layer = min(session.layer, item.scores.shape[0] - 1) + 1
+        layer = min(session.layer, item.weights.shape[0] - 1) + 1
         if session.language == "zh":
             head = "各头平均" if session.head is None else f"第 {session.head + 1} 个头"
             return (
-                f"{tr(KIND_TITLES[session.kind], 'zh')}，第 {layer} 层，{head}；"
+                f"{tr(title, 'zh')}，第 {layer} 层，{head}；"
                 f"缩放 1/√d_k = {item.scale:.4f}；掩码屏蔽了 {item.mask.size} 个位置中的 {blocked} 个"
                 "（在“注意力头”页点击一个头即可选中它）"
             )
         return (
-            f"{kinds[session.kind]}, layer {min(session.layer, item.scores.shape[0] - 1) + 1}, {who}; "
+            f"{title}, layer {min(session.layer, item.weights.shape[0] - 1) + 1}, {who}; "
             f"scale 1/√d_k = {item.scale:.4f}; the mask blocks {blocked} of {item.mask.size} entries "
             "(click a head on the 'Attention heads' page to select it)"
         )

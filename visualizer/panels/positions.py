@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from model.engine import record_encoder
-from model.transformer import Interventions
+from model.generation.engine import record_encoder
+from model.interface import Interventions
+from model.probes.positions import positional_table
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import TITLES
 from visualizer.session import Session
@@ -51,11 +52,9 @@ class EncodingTable:
     table: np.ndarray  # [max_len, d_model]
 
 
-def encoding_job(checkpoint, _snapshot) -> EncodingTable:
+def encoding_job(model, _snapshot) -> EncodingTable:
     """Runs on the worker: the model's positional encoding for every position it can read."""
-    model = checkpoint.model
-    table = model.positional_encoding(model.config.max_len).detach().float().cpu().numpy()
-    return EncodingTable(model.config.positional, table)
+    return EncodingTable(model.info.capabilities.positional, positional_table(model))
 
 
 def wavelength(pair: int, d_model: int) -> float:
@@ -131,23 +130,24 @@ class SwapComparison:
 
 
 def compare_swap(
-    source: str, a: int, b: int, interventions: Interventions, checkpoint, _snapshot
+    source: str, a: int, b: int, interventions: Interventions, model, _snapshot
 ) -> SwapComparison:
     """Runs on the worker: the encoder on both sources, with and without positional encoding."""
     swapped = swap_chars(source, a, b)
+    kind = next(k.name for k in model.info.kinds if not k.per_step)  # the encoder's self-attention
     runs = {}
     for no_positional in (False, True):
         chosen = replace(interventions, no_positional=no_positional)
-        _, original = record_encoder(checkpoint.model, checkpoint.tokenizer, source, chosen)
-        _, changed = record_encoder(checkpoint.model, checkpoint.tokenizer, swapped, chosen)
+        _, original = record_encoder(model, source, chosen)
+        _, changed = record_encoder(model, swapped, chosen)
         runs[no_positional] = (original, changed)
     original, changed = runs[False]
     return SwapComparison(
         list(original.tokens),
         list(changed.tokens),
         swap_permutation(len(original.tokens), a, b),
-        (original.self_attn, changed.self_attn),
-        (runs[True][0].self_attn, runs[True][1].self_attn),
+        (original.attention[kind], changed.attention[kind]),
+        (runs[True][0].attention[kind], runs[True][1].attention[kind]),
     )
 
 
@@ -481,17 +481,17 @@ class PositionsPanel(ConceptPanel):
         self.drawn.clear()
         if model is None:
             return
-        config = model.config
+        d_model, max_len = model.family.d_model, model.family.max_source_len
         with QSignalBlocker(self.pair_spin):
-            self.pair_spin.setRange(0, max(config.d_model // 2 - 1, 0))
-            self.pair_spin.setValue(default_pair(config.d_model, config.max_len))
-        code = binary_code(config.max_len)
+            self.pair_spin.setRange(0, max(d_model // 2 - 1, 0))
+            self.pair_spin.setValue(default_pair(d_model, max_len))
+        code = binary_code(max_len)
         self.bits_image.setImage(code, autoLevels=False, levels=(0.0, 1.0))
         self.bits_image.setRect(QRectF(0, 0, code.shape[1], code.shape[0]))
         self.bits_plot.setRange(xRange=(0, code.shape[1]), yRange=(0, code.shape[0]), padding=0)
         ticks = [[(b + 0.5, "2" + str(b).translate(SUPERSCRIPTS)) for b in range(code.shape[1])]]
         self.bits_plot.getAxis("bottom").setTicks(ticks)
-        self.bits_plot.getAxis("left").setTicks(position_ticks(config.max_len))
+        self.bits_plot.getAxis("left").setTicks(position_ticks(max_len))
 
     def retranslate(self) -> None:
         """Texts and colours that follow the language and the colormap."""

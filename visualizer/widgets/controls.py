@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.decoding_settings import STRATEGIES
-from model.tasks import DATE_FORMS, TASK_NAMES, make_example
+from model.generation.decoding_settings import STRATEGIES
+from model.tasks.synthetic import DATE_FORMS, TASK_NAMES, make_example
 from visualizer.i18n import Translator
 from visualizer.session import Session
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import Signal
 
 from visualizer.events import Subscriptions
 from visualizer.session import Session
-from visualizer.views import KIND_TITLES, AttentionView, describe_cell
+from visualizer.views import AttentionView, describe_cell
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 
@@ -64,15 +64,17 @@ class HeadDetail(pg.GraphicsLayoutWidget):
             self.title.setText("")
             return
         layer = min(session.layer, view.layers - 1)
-        self.shown = view.mean[layer] if session.head is None else view.weights[layer, session.head]
+        head = None if session.head is None else min(session.head, view.heads - 1)
+        self.shown = view.mean[layer] if head is None else view.weights[layer, head]
         self.matrix.show_matrix(self.shown, view.current_row)
         self.matrix.set_ticks(view.query_labels, view.key_labels)
-        who = "mean of heads" if session.head is None else f"head {session.head + 1}"
+        who = "mean of heads" if head is None else f"head {head + 1}"
         step = "before the first step" if session.cursor < 0 else f"step {session.cursor + 1}"
-        self.title.setText(f"{KIND_TITLES[session.kind]} · layer {layer + 1} · {who} · {step}")
+        kind = session.model.family.kind(session.kind)
+        self.title.setText(f"{kind.title} · layer {layer + 1} · {who} · {step}")
         self.title.setToolTip(self.title.text)
-        query_axis = "query (source)" if session.kind == "enc_self" else "query (decoder input)"
-        key_axis = "key (decoder input)" if session.kind == "dec_self" else "key (source)"
+        query_axis = "query (source)" if kind.queries == "source" else "query (decoder input)"
+        key_axis = "key (decoder input)" if kind.keys == "target" else "key (source)"
         self.matrix.plot.setLabel("left", query_axis)
         self.matrix.plot.setLabel("bottom", key_axis)
 

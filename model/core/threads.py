@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import os
 
-from model.config import TransformerConfig
-
 SMALL_MODEL_PARAMETERS = 5_000_000
 MAX_STEP_THREADS = 4
 
 
-def step_threads(config: TransformerConfig | None, cores: int | None = None) -> int:
-    """Intra-op threads for stepping a model of ``config`` on a machine with ``cores``;
-    ``config`` None: a model not known yet (loading it runs it once)."""
+def step_threads(parameters: int | None, cores: int | None = None) -> int:
+    """Intra-op threads for stepping a model of ``parameters`` on a machine with ``cores``;
+    ``parameters`` None: a model not known yet (loading it runs it once)."""
     cores = cores or os.cpu_count() or 1
-    if cores <= 2 or (config is not None and config.parameter_count() < SMALL_MODEL_PARAMETERS):
+    if cores <= 2 or (parameters is not None and parameters < SMALL_MODEL_PARAMETERS):
         return 1
     return min(MAX_STEP_THREADS, cores // 2)

@@ -15,19 +15,18 @@ Torch and numpy only: these run on the GUI's worker thread and return plain nump
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
-from model.batching import encode_sources
-from model.engine import NORM_STATS, GenerationSnapshot
-from model.tokenizer import CharTokenizer
-from model.transformer import NO_INTERVENTIONS, Interventions, Transformer
+from model.core.batching import encode_sources
+from model.generation.records import GenerationSnapshot
+from model.interface import NO_INTERVENTIONS, Interventions, ModelFamily
 
+# the statistics recorded around each norm, in the order of a "norms" extra's third axis
+NORM_STATS = ("in_mean", "in_std", "out_mean", "out_std")
 ENCODER_SUBLAYERS = ("self-attention", "feed-forward")
 DECODER_SUBLAYERS = ("masked self-attention", "cross-attention", "feed-forward")
 
@@ -56,16 +55,16 @@ def recorded_norms(snapshot: GenerationSnapshot, encoder: bool, layer: int, curs
 
     ``layer`` is clamped to the model's layers (the session's layer spans both stacks).
     """
-    config = snapshot.config
+    encoder_norms = snapshot.encoder.extras["norms"]  # [L_enc, 2, 4, S]
     if encoder:
-        layer = min(layer, config.n_encoder_layers - 1)
-        stats = snapshot.encoder.norms[layer]  # [2, 4, S]
-        return RecordedNorms(True, layer, list(snapshot.encoder.tokens), stats)
-    layer = min(layer, config.n_decoder_layers - 1)
+        layer = min(layer, encoder_norms.shape[0] - 1)
+        return RecordedNorms(True, layer, list(snapshot.encoder.tokens), encoder_norms[layer])
+    decoder_layers = max(kind.layers for kind in snapshot.info.kinds if kind.per_step)
+    layer = min(layer, decoder_layers - 1)
     steps = snapshot.steps[: cursor + 1]
     labels = [snapshot.tokenizer.token_text(record.input_id) for record in steps]
     if steps:
-        stats = np.stack([record.norms[layer] for record in steps], axis=-1)  # [3, 4, T]
+        stats = np.stack([record.extras["norms"][layer] for record in steps], axis=-1)  # [3, 4, T]
     else:
         stats = np.zeros((len(DECODER_SUBLAYERS), len(NORM_STATS), 0), dtype=np.float32)
     return RecordedNorms(False, layer, labels, stats)
@@ -87,17 +86,13 @@ class NormAffine:
 
 
 @torch.no_grad()
-def norm_affine(model: Transformer) -> NormAffine:
+def norm_affine(model: ModelFamily) -> NormAffine:
     def summary(layers: list[list[nn.LayerNorm]]) -> tuple[np.ndarray, np.ndarray]:
         beta = [[float(norm.bias.float().mean()) for norm in norms] for norms in layers]
         gamma = [[float(norm.weight.float().pow(2).mean().sqrt()) for norm in norms] for norms in layers]
         return np.asarray(beta, dtype=np.float32), np.asarray(gamma, dtype=np.float32)
 
-    encoder = [[layer.attn_sublayer.norm, layer.ffn_sublayer.norm] for layer in model.encoder_layers]
-    decoder = [
-        [layer.self_sublayer.norm, layer.cross_sublayer.norm, layer.ffn_sublayer.norm]
-        for layer in model.decoder_layers
-    ]
+    encoder, decoder = model.norm_layers()
     return NormAffine(*summary(encoder), *summary(decoder))
 
 
@@ -114,35 +109,6 @@ def batch_norm_stats(x: Tensor, include: Tensor) -> tuple[Tensor, Tensor]:
     """
     values = x[include]  # (N, D): one row per included position
     return values.mean(0), values.std(0, unbiased=False)
-
-
-@contextlib.contextmanager
-def recording_input(module: nn.Module) -> Iterator[list[Tensor]]:
-    """Collects the input of every call to ``module`` while the block runs (no weights change)."""
-    inputs: list[Tensor] = []
-
-    def hook(_module: nn.Module, args: tuple[Tensor, ...]) -> None:
-        inputs.append(args[0].detach())
-
-    handle = module.register_forward_pre_hook(hook)
-    try:
-        yield inputs
-    finally:
-        handle.remove()
-
-
-@torch.no_grad()
-def first_norm_input(
-    model: Transformer, src: Tensor, src_pad_mask: Tensor, interventions: Interventions = NO_INTERVENTIONS
-) -> Tensor:
-    """(B, S, D) what the encoder's first LayerNorm normalises for the batch ``src`` (B, S).
-
-    Post-LN: embeddings + positions + self-attention (the first "Add & Norm");
-    pre-LN: embeddings + positions (the norm in front of the first self-attention).
-    """
-    with recording_input(model.encoder_layers[0].attn_sublayer.norm) as inputs:
-        model.encode(src, src_pad_mask, interventions=interventions)
-    return inputs[0].float()
 
 
 def half_source(text: str) -> str:
@@ -211,22 +177,21 @@ def numpy(t: Tensor) -> np.ndarray:
 
 @torch.no_grad()
 def padded_batch_stats(
-    model: Transformer,
-    tokenizer: CharTokenizer,
+    model: ModelFamily,
     source: str,
     other: str | None = None,
     interventions: Interventions = NO_INTERVENTIONS,
 ) -> PaddedBatchStats:
     """Batch ``source`` with ``other`` (default: ``half_source(source)``), padded as in training."""
     other = half_source(source) if other is None else other
-    device = next(model.parameters()).device
+    tokenizer, device = model.tokenizer, model.device
     src, src_pad = encode_sources(tokenizer, [source, other], device)  # (2, S)
-    residual = first_norm_input(model, src, src_pad, interventions)  # (2, S, D)
+    residual = model.norm_input_probe(src, src_pad, interventions)  # (2, S, D)
     layer_mean, layer_std = layer_norm_stats(residual)
     alone_mean, alone_std = [], []
     for text in (source, other):
         ids, pad = encode_sources(tokenizer, [text], device)  # (1, n): no padding
-        mean, std = layer_norm_stats(first_norm_input(model, ids, pad, interventions)[0])
+        mean, std = layer_norm_stats(model.norm_input_probe(ids, pad, interventions)[0])
         alone_mean.append(numpy(mean))
         alone_std.append(numpy(std))
     real = ~src_pad

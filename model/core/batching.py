@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from model.tokenizer import CharTokenizer
+from model.core.tokenizer import CharTokenizer
 
 
 def pad_ids(

@@ -1,6 +1,11 @@
 """The trace file: a generation's arrays as .npz, and a JSON summary beside it.
 
-Arrays (L layers, H heads, S source tokens, T output steps, V vocabulary):
+Every kind of attention the model's family describes is written under the kind's name:
+a kind whose queries are source positions as [L, H, S, S], one whose queries are decoder
+positions as [L, H, T, keys] (row t from step t; zeros where a causal kind's row is shorter).
+Extras are written as ``enc_<name>`` (the encoder's, positions last) and ``dec_<name>``
+(one per step, steps last). The JSON names the family and its kinds. For the Transformer
+(L layers, H heads, S source tokens, T output steps, V vocabulary):
 
 ================  =====================  =================================================
 name              shape                  meaning
@@ -19,8 +24,9 @@ dec_norms         [L_dec, 3, 4, T]       the same for the decoder
 step_seconds      [T]                    wall time of each step
 ================  =====================  =================================================
 
-Teacher-forced traces also hold ``target_ids`` [T], ``predictions`` [T], ``loss`` [T] and
-``dec_self_scores`` [L_dec, H, T, T]; there ``probs`` equals ``model_probs``.
+Teacher-forced traces also hold ``target_ids`` [T], ``predictions`` [T], ``loss`` [T] and,
+for each decoder kind with raw scores, ``<kind>_scores`` (the Transformer's ``dec_self_scores``
+[L_dec, H, T, T] and ``cross_scores`` [L_dec, H, T, S]); there ``probs`` equals ``model_probs``.
 """
 
 from __future__ import annotations
@@ -31,68 +37,79 @@ from pathlib import Path
 
 import numpy as np
 
-from model.engine import GenerationSnapshot
-from model.teacher_forcing import TeacherForcedRecord
-from model.tokenizer import CharTokenizer
+from model.generation.records import GenerationSnapshot
+from model.interface import NO_INTERVENTIONS, FamilyInfo, Tokenizer
+from model.probes.teacher_forcing import TeacherForcedRecord
 
 TRACE_VERSION = 1
 
 
 def generation_arrays(snapshot: GenerationSnapshot) -> dict[str, np.ndarray]:
-    encoder = snapshot.encoder
-    steps = snapshot.steps
-    n_steps = len(steps)
-    config = snapshot.config
-    heads = config.n_heads
-    dec_self = np.zeros((config.n_decoder_layers, heads, n_steps, n_steps), dtype=np.float32)
-    for t, step in enumerate(steps):
-        dec_self[:, :, t, : t + 1] = step.dec_self
-    source_len = len(encoder.src_ids)
+    """Every kind of attention under its own name, then the distributions, ids and extras."""
+    encoder, steps = snapshot.encoder, snapshot.steps
+    n_steps, source_len = len(steps), len(encoder.src_ids)
     vocab = len(snapshot.tokenizer)
+    arrays: dict[str, np.ndarray] = {}
+    for kind in snapshot.info.kinds:
+        if not kind.per_step:
+            arrays[kind.name] = encoder.attention[kind.name].astype(np.float32)
+            continue
+        n_keys = n_steps if kind.keys == "target" else source_len
+        matrix = np.zeros((kind.layers, kind.heads, n_steps, n_keys), dtype=np.float32)
+        for t, step in enumerate(steps):
+            row = step.attention[kind.name]  # [L, H, keys]: t+1 keys for a causal kind
+            matrix[:, :, t, : row.shape[-1]] = row
+        arrays[kind.name] = matrix
 
-    def stacked(name: str, empty_shape: tuple[int, ...], axis: int = 0) -> np.ndarray:
-        if not steps:
-            return np.zeros(empty_shape, dtype=np.float32)
-        return np.stack([getattr(step, name) for step in steps], axis=axis).astype(np.float32)
+    def stacked(rows: list[np.ndarray], empty_shape: tuple[int, ...]) -> np.ndarray:
+        return np.stack(rows).astype(np.float32) if rows else np.zeros(empty_shape, dtype=np.float32)
 
-    layers = config.n_decoder_layers
-    return {
-        "enc_self": encoder.self_attn.astype(np.float32),
-        "dec_self": dec_self,
-        "cross": stacked("cross", (layers, heads, 0, source_len), axis=2),
-        "probs": stacked("filtered_probs", (0, vocab)),
-        "model_probs": stacked("probs", (0, vocab)),
-        "src_ids": encoder.src_ids.astype(np.int64),
-        "input_ids": np.asarray([s.input_id for s in steps], dtype=np.int64),
-        "out_ids": np.asarray([s.token_id for s in steps], dtype=np.int64),
-        "forced": np.asarray([s.forced for s in steps], dtype=bool),
-        "enc_norms": encoder.norms.astype(np.float32),
-        "dec_norms": stacked("norms", (layers, 3, 4, 0), axis=3),
-        "step_seconds": np.asarray([s.seconds for s in steps], dtype=np.float64),
-    }
+    arrays.update(
+        probs=stacked([s.filtered_probs for s in steps], (0, vocab)),
+        model_probs=stacked([s.probs for s in steps], (0, vocab)),
+        src_ids=encoder.src_ids.astype(np.int64),
+        input_ids=np.asarray([s.input_id for s in steps], dtype=np.int64),
+        out_ids=np.asarray([s.token_id for s in steps], dtype=np.int64),
+        forced=np.asarray([s.forced for s in steps], dtype=bool),
+    )
+    for name, value in encoder.extras.items():
+        arrays[f"enc_{name}"] = value.astype(np.float32)
+    for name in steps[0].extras if steps else ():
+        arrays[f"dec_{name}"] = np.stack([s.extras[name] for s in steps], axis=-1).astype(np.float32)
+    arrays["step_seconds"] = np.asarray([s.seconds for s in steps], dtype=np.float64)
+    return arrays
 
 
 def teacher_forced_arrays(record: TeacherForcedRecord) -> dict[str, np.ndarray]:
-    return {
-        "enc_self": record.encoder.self_attn.astype(np.float32),
-        "dec_self": record.dec_self.astype(np.float32),
-        "dec_self_scores": record.dec_self_scores.astype(np.float32),
-        "cross": record.cross.astype(np.float32),
-        "probs": record.probs.astype(np.float32),
-        "model_probs": record.probs.astype(np.float32),
-        "src_ids": record.encoder.src_ids.astype(np.int64),
-        "input_ids": record.input_ids.astype(np.int64),
-        "out_ids": record.target_ids.astype(np.int64),
-        "target_ids": record.target_ids.astype(np.int64),
-        "predictions": record.predictions.astype(np.int64),
-        "loss": record.loss.astype(np.float32),
-        "forced": np.ones(len(record.target_ids), dtype=bool),
-        "enc_norms": record.encoder.norms.astype(np.float32),
-        "dec_norms": record.norms.astype(np.float32),
-    }
+    encoder, item = record.encoder, record.item
+    arrays: dict[str, np.ndarray] = {}
+    for kind, matrices in item.attention.items():
+        if kind in encoder.attention:  # a source-side kind: as the encoder recorded it
+            arrays[kind] = encoder.attention[kind].astype(np.float32)
+            continue
+        arrays[kind] = matrices.weights.astype(np.float32)
+        if matrices.scores is not None:
+            arrays[f"{kind}_scores"] = matrices.scores.astype(np.float32)
+    probs = item.probs.astype(np.float32)
+    arrays.update(
+        probs=probs,
+        model_probs=probs,
+        src_ids=encoder.src_ids.astype(np.int64),
+        input_ids=item.input_ids.astype(np.int64),
+        out_ids=item.target_ids.astype(np.int64),
+        target_ids=item.target_ids.astype(np.int64),
+        predictions=item.predictions.astype(np.int64),
+        loss=item.loss.astype(np.float32),
+        forced=np.ones(len(item.target_ids), dtype=bool),
+    )
+    for name, value in encoder.extras.items():
+        arrays[f"enc_{name}"] = value.astype(np.float32)
+    for name, value in item.extras.items():
+        arrays[f"dec_{name}"] = value.astype(np.float32)
+    return arrays
 
 
-def token_texts(tokenizer: CharTokenizer, ids) -> list[str]:
+def token_texts(tokenizer: Tokenizer, ids) -> list[str]:
     return [tokenizer.token_text(int(i)) for i in ids]
 
 
@@ -108,7 +125,7 @@ def generation_summary(snapshot: GenerationSnapshot) -> dict:
         "output_tokens": token_texts(tokenizer, snapshot.output_ids),
         "output_text": snapshot.output_text(),
         "stop_reason": snapshot.stop_reason,
-        "config": snapshot.config.to_dict(),
+        **model_summary(snapshot.info),
         "decoding": snapshot.settings.to_dict(),
         "interventions": interventions_dict(snapshot.interventions),
         "timings": {
@@ -127,14 +144,12 @@ def generation_summary(snapshot: GenerationSnapshot) -> dict:
 
 def teacher_forced_summary(
     record: TeacherForcedRecord,
-    tokenizer: CharTokenizer,
+    tokenizer: Tokenizer,
     source: str,
-    config: dict,
+    info: FamilyInfo,
     interventions=None,
     seconds: float | None = None,
 ) -> dict:
-    from model.transformer import NO_INTERVENTIONS
-
     return {
         "trace_version": TRACE_VERSION,
         "mode": "teacher_forced",
@@ -147,7 +162,7 @@ def teacher_forced_summary(
         "output_text": tokenizer.decode(record.target_ids),
         "predicted_tokens": token_texts(tokenizer, record.predictions),
         "mean_loss": record.mean_loss,
-        "config": config,
+        **model_summary(info),
         "decoding": {"strategy": "teacher_forced"},
         "interventions": interventions_dict(interventions or NO_INTERVENTIONS),
         "timings": {
@@ -155,6 +170,22 @@ def teacher_forced_summary(
             "total_s": seconds if seconds is not None else record.encoder.seconds,
         },
     }
+
+
+def model_summary(info: FamilyInfo) -> dict:
+    """The family, its kinds of attention (the names of their arrays) and its config."""
+    kinds = {
+        kind.name: {
+            "title": kind.title,
+            "layers": kind.layers,
+            "heads": kind.heads,
+            "queries": kind.queries,
+            "keys": kind.keys,
+            "causal": kind.causal,
+        }
+        for kind in info.kinds
+    }
+    return {"family": info.family, "model": info.display_name, "kinds": kinds, "config": info.config}
 
 
 def interventions_dict(interventions) -> dict:

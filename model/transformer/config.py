@@ -1,18 +1,19 @@
 """The model's config and the what-ifs applied to it: plain data, no torch.
 
-Kept apart from ``model.transformer`` so that the desktop app can build its window before
+Kept apart from ``model.transformer.model`` so that the desktop app can build its window before
 importing torch (which alone takes over a second).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Literal
+
+# the what-ifs are the interface's (every family applies the ones it supports); re-exported here
+from model.interface import NO_INTERVENTIONS, Interventions  # noqa: F401
 
 NormPlacement = Literal["post", "pre"]
 PositionalKind = Literal["sinusoidal", "learned", "none"]
-AttentionKind = Literal["enc_self", "dec_self", "cross"]
-ATTENTION_KINDS: tuple[AttentionKind, ...] = ("enc_self", "dec_self", "cross")
 
 
 @dataclass
@@ -102,24 +103,3 @@ class TransformerConfig:
         if "vocab_size" not in data:
             raise ValueError("config: vocab_size is missing")
         return cls(**data)
-
-
-@dataclass(frozen=True)
-class Interventions:
-    """What-ifs applied live to the same weights. The default changes nothing."""
-
-    no_positional: bool = False  # add no positional encoding: attention becomes order-blind
-    no_scaling: bool = False  # skip ÷√d_k: softmax saturates
-    no_causal_mask: bool = False  # decoder may see the future (only meaningful teacher-forced)
-    zeroed_heads: frozenset[tuple[str, int, int]] = field(default_factory=frozenset)
-    # each entry (kind, layer, head) with kind in ATTENTION_KINDS: that head's output is zeroed
-
-    def is_zeroed(self, kind: str, layer: int, head: int) -> bool:
-        return (kind, layer, head) in self.zeroed_heads
-
-    @property
-    def active(self) -> bool:
-        return self != Interventions()
-
-
-NO_INTERVENTIONS = Interventions()

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 import torch
 
-from model.batching import encode_sources
-from model.tasks import DATE_FORMS, TASK_NAMES, Example, make_example
-from model.tokenizer import CharTokenizer
-from model.transformer import Transformer
+from model.core.batching import encode_sources
+from model.core.tokenizer import CharTokenizer
+from model.tasks.synthetic import DATE_FORMS, TASK_NAMES, Example, make_example
+from model.transformer.model import Transformer
 
 
 @torch.no_grad()

@@ -1,4 +1,4 @@
-"""What each cross-attention head does, measured on fresh task inputs.
+"""What each head of the attention over the source does, measured on fresh task inputs.
 
 For every output token we look at where each head puts its largest weight over the source:
 
@@ -15,10 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.engine import GenerationEngine
-from model.tasks import SYMBOLS, TASK_NAMES, make_example
-from model.tokenizer import CharTokenizer
-from model.transformer import Transformer
+from model.generation.engine import GenerationEngine
+from model.interface import ModelFamily
+from model.tasks.synthetic import SYMBOLS, TASK_NAMES, make_example
 
 
 @dataclass(frozen=True)
@@ -49,34 +48,38 @@ def distinct_reverse_source(rng: random.Random, length: int) -> str:
     return "reverse: " + "".join(rng.sample(SYMBOLS, length))
 
 
-def head_roles(model: Transformer, tokenizer: CharTokenizer, n: int = 100, seed: int = 0) -> HeadRoles:
-    """Measure every cross-attention head on ``n`` fresh inputs per task (greedy decoding)."""
+def head_roles(model: ModelFamily, n: int = 100, seed: int = 0) -> HeadRoles:
+    """Measure every head of the model's attention over the source (the Transformer's
+    cross-attention) on ``n`` fresh inputs per task (greedy decoding)."""
     rng = random.Random(f"head-roles-{seed}")
-    config = model.config
-    shape = (config.n_decoder_layers, config.n_heads)
+    kind = model.info.alignment_kind
+    if kind is None:
+        raise ValueError(f"{model.info.display_name} has no attention over the source")
+    tokenizer = model.tokenizer
+    shape = (kind.layers, kind.heads)
     mirror_hits, mirror_total = np.zeros(shape), 0
     for _ in range(n):
         source = distinct_reverse_source(rng, rng.randint(4, 24))
         prefix = len("reverse: ")
         length = len(source) - prefix
-        engine = GenerationEngine(model, tokenizer, source)
+        engine = GenerationEngine(model, source)
         engine.run_to_end()
         for t, step in enumerate(engine.steps[:length]):
             mirrored = prefix + length - 1 - t
-            mirror_hits += step.cross.argmax(-1) == mirrored
+            mirror_hits += step.attention[kind.name].argmax(-1) == mirrored
             mirror_total += 1
     copy = {}
     for task in TASK_NAMES:
         hits, total = np.zeros(shape), 0
         for _ in range(n):
             source = make_example(task, rng).source
-            engine = GenerationEngine(model, tokenizer, source)
+            engine = GenerationEngine(model, source)
             engine.run_to_end()
             source_ids = engine.encoder.src_ids
             for step in engine.steps:
                 if step.token_id not in source_ids or step.token_id == tokenizer.eos_id:
                     continue
-                hits += source_ids[step.cross.argmax(-1)] == step.token_id
+                hits += source_ids[step.attention[kind.name].argmax(-1)] == step.token_id
                 total += 1
         copy[task] = hits / max(total, 1)
     return HeadRoles(mirror_hits / max(mirror_total, 1), copy, n)

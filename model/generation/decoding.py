@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
 import torch
 from torch import Tensor
 
 # torch-free, so that the window can show the settings before torch is imported
-from model.decoding_settings import STRATEGIES, DecodingSettings, Strategy  # noqa: F401
+from model.generation.decoding_settings import STRATEGIES, DecodingSettings, Strategy  # noqa: F401
 
 
 def next_token_distribution(logits: Tensor, settings: DecodingSettings) -> tuple[Tensor, Tensor]:
@@ -34,6 +35,13 @@ def next_token_distribution(logits: Tensor, settings: DecodingSettings) -> tuple
     if settings.strategy == "topp":
         return probs, keep_top_p(tempered, settings.top_p)
     return probs, tempered
+
+
+def filtered_distribution(logits: np.ndarray, settings: DecodingSettings) -> np.ndarray:
+    """[V] float64: ``next_token_distribution``'s distribution to draw from, for numpy logits
+    (the decoding panel re-applies the settings live to a recorded step)."""
+    _, filtered = next_token_distribution(torch.from_numpy(np.array(logits, dtype=np.float32)), settings)
+    return filtered.double().cpu().numpy()
 
 
 def keep_top_k(probs: Tensor, k: int) -> Tensor:

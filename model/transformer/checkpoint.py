@@ -26,75 +26,24 @@ import os
 import re
 import stat
 import struct
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save_file
 
+from model.core.devices import resolve_device
+from model.core.errors import CheckpointError, one_line
+from model.core.tokenizer import CharTokenizer
 from model.shipped import default_checkpoint_path  # noqa: F401 (re-exported: where callers look)
-from model.tokenizer import CharTokenizer
-from model.transformer import Transformer, TransformerConfig
+from model.transformer.family import TransformerFamily
+from model.transformer.model import Transformer, TransformerConfig
 
 FORMAT_VERSION = 1
 METADATA_KEY = "attnviz"
 MAX_FILE_BYTES = 2 * 1024**3
 MAX_HEADER_BYTES = 16 * 1024**2
 SAFETENSORS_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
-
-
-class CheckpointError(ValueError):
-    """A checkpoint cannot be used; the message says why in one line."""
-
-    MAX_MESSAGE = 400  # a hostile file can put megabytes into a name or a value
-
-    def __init__(self, message: str) -> None:
-        message = " ".join(str(message).splitlines())
-        if len(message) > self.MAX_MESSAGE:
-            half = self.MAX_MESSAGE // 2
-            message = f"{message[:half]} … {message[-half:]}"
-        super().__init__(message)
-
-
-@dataclass
-class Checkpoint:
-    model: Transformer  # in eval mode, on ``device``
-    tokenizer: CharTokenizer
-    info: dict = field(default_factory=dict)
-    path: Path | None = None
-    device: torch.device = torch.device("cpu")
-    notice: str | None = None  # e.g. "CUDA is not available; using CPU"
-
-    @property
-    def config(self) -> TransformerConfig:
-        return self.model.config
-
-
-def resolve_device(name: str) -> tuple[torch.device, str | None]:
-    """The torch device for ``cpu``, ``cuda``, ``mps`` or ``auto``, and a notice on fallback."""
-    name = (name or "auto").strip().lower()
-    cuda = torch.cuda.is_available()
-    mps = getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
-    if name == "auto":
-        return torch.device("cuda" if cuda else "mps" if mps else "cpu"), None
-    if name == "cpu":
-        return torch.device("cpu"), None
-    if name.startswith("cuda"):
-        if cuda:
-            try:
-                device = torch.device(name)
-            except RuntimeError as error:
-                raise ValueError(f"unknown device {name!r}") from error
-            if device.index is None or device.index < torch.cuda.device_count():
-                return device, None
-            return torch.device("cpu"), f"{name} is not present; using CPU instead"
-        return torch.device("cpu"), "CUDA is not available on this machine; using CPU instead"
-    if name == "mps":
-        if mps:
-            return torch.device("mps"), None
-        return torch.device("cpu"), "MPS is not available on this machine; using CPU instead"
-    raise ValueError(f"unknown device {name!r}: choose cpu, cuda, mps or auto")
 
 
 MAX_PARAMETERS = 500_000_000  # 2 GB of float32: far beyond any model this app is for
@@ -133,7 +82,13 @@ def save_checkpoint(
     os.replace(temporary, path)
 
 
-def load_checkpoint(path: str | Path, device: str = "auto") -> Checkpoint:
+def recognises(path: Path) -> bool:
+    """Ours unless it is a folder: any file is read as our format, and refused in one line if
+    it is not (so that a broken checkpoint is told what is wrong with it, not "unknown")."""
+    return not path.is_dir()
+
+
+def load_checkpoint(path: str | Path, device: str = "auto") -> TransformerFamily:
     """Load and validate a checkpoint; any problem raises ``CheckpointError`` in one line."""
     path = Path(path)
     torch_device, notice = resolve_device(device)
@@ -399,7 +354,7 @@ def build(
     tensors: dict[str, torch.Tensor],
     device: torch.device,
     notice: str | None,
-) -> Checkpoint:
+) -> TransformerFamily:
     state = {name: tensor.to(torch.float32) for name, tensor in tensors.items()}
     missing, unexpected = model.load_state_dict(state, strict=False)
     if set(missing) - tied_aliases(model.config) or unexpected:
@@ -413,9 +368,4 @@ def build(
         notice = f"could not move the model to {device} ({one_line(error)}); using CPU instead"
         device = torch.device("cpu")
     model.eval()
-    return Checkpoint(model, tokenizer, info, path, device, notice)
-
-
-def one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
+    return TransformerFamily(model, tokenizer, info, path, notice)

@@ -27,10 +27,8 @@ from torch import Tensor, nn
 
 # The config and the what-ifs live in a torch-free module so that the window can read them
 # before torch is imported; they are re-exported here, where a reader of the model looks.
-from model.config import (  # noqa: F401
-    ATTENTION_KINDS,
+from model.transformer.config import (  # noqa: F401
     NO_INTERVENTIONS,
-    AttentionKind,
     Interventions,
     NormPlacement,
     PositionalKind,

@@ -19,12 +19,12 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from model.batching import training_batch
-from model.checkpoint import load_checkpoint, resolve_device, save_checkpoint
-from model.evaluate import EvalReport, evaluate
-from model.tasks import MAX_INPUT_LEN, TASK_NAMES, Example, make_example, task_alphabet
-from model.tokenizer import CharTokenizer
-from model.transformer import Transformer, TransformerConfig
+from model.core.batching import training_batch
+from model.core.tokenizer import CharTokenizer
+from model.tasks.evaluate import EvalReport, evaluate
+from model.tasks.synthetic import MAX_INPUT_LEN, TASK_NAMES, Example, make_example, task_alphabet
+from model.transformer.checkpoint import load_checkpoint, resolve_device, save_checkpoint
+from model.transformer.model import Transformer, TransformerConfig
 
 
 @dataclass(frozen=True)

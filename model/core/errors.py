@@ -1,0 +1,21 @@
+"""Errors said to the user in one line: the one place that decides how an error reads."""
+
+from __future__ import annotations
+
+
+class CheckpointError(ValueError):
+    """A checkpoint cannot be used; the message says why in one line."""
+
+    MAX_MESSAGE = 400  # a hostile file can put megabytes into a name or a value
+
+    def __init__(self, message: str) -> None:
+        message = " ".join(str(message).splitlines())
+        if len(message) > self.MAX_MESSAGE:
+            half = self.MAX_MESSAGE // 2
+            message = f"{message[:half]} … {message[-half:]}"
+        super().__init__(message)
+
+
+def one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__

@@ -1,0 +1,95 @@
+"""What a generation recorded, as immutable plain data: numpy arrays by attention kind.
+
+No torch here: records cross to the GUI thread, which holds them before torch is loaded.
+
+Attention is held **by kind** (the names a family's ``FamilyInfo.kinds`` give): the
+encoder record holds the kinds whose queries are source positions, full matrices
+``[layers, heads, S, S]``; each step record holds the kinds whose queries are decoder
+positions, the one new query row ``[layers, heads, keys]``. So memory grows with
+steps × length, never steps × length². Extras (the Transformer's ``norms``) are optional.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from model.generation.decoding_settings import DecodingSettings
+
+if TYPE_CHECKING:
+    from model.generation.decoding import BeamResult
+    from model.interface import FamilyInfo, Tokenizer
+    from model.transformer.config import Interventions
+
+
+@dataclass(frozen=True)
+class EncoderRecord:
+    src_ids: np.ndarray  # [S] int, the source's tokens as the encoder read them
+    tokens: list[str]  # [S] labels for the source positions
+    unknown: list[tuple[int, str]]  # (position, character) of each unknown piece
+    attention: Mapping[str, np.ndarray]  # source-query kind → [L, H, S, S] softmax weights
+    scores: Mapping[str, np.ndarray]  # kind → [L, H, S, S] raw scores, where the family has them
+    mask: np.ndarray  # [S] bool, True where the key is padding (never, for one source)
+    extras: Mapping[str, np.ndarray]  # optional: "norms" [L, sublayers, 4, S], ...
+    seconds: float
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    position: int  # output position t filled by this step
+    input_id: int  # the token the decoder read at position t (<bos> at t = 0)
+    token_id: int  # the token chosen for out[t]
+    forced: bool  # chosen by the user, not by the strategy
+    logits: np.ndarray  # [V]
+    probs: np.ndarray  # [V] softmax(logits): the model's own distribution
+    filtered_probs: np.ndarray  # [V] after temperature / top-k / top-p: what was drawn from
+    attention: Mapping[str, np.ndarray]  # target-query kind → [L, H, keys] the new query's row
+    extras: Mapping[str, np.ndarray]  # optional: "norms" [L, sublayers, 4], ...
+    seconds: float  # wall time of the decoder step, capture included
+
+
+@dataclass(frozen=True)
+class GenerationSnapshot:
+    """Everything a generation has recorded so far; immutable, safe to hand to another thread."""
+
+    source: str
+    settings: DecodingSettings
+    interventions: Interventions
+    info: FamilyInfo
+    tokenizer: Tokenizer
+    encoder: EncoderRecord
+    steps: tuple[StepRecord, ...]
+    stop_reason: str | None
+    beam: BeamResult | None
+
+    @property
+    def output_ids(self) -> list[int]:
+        return [s.token_id for s in self.steps]
+
+    @property
+    def output_tokens(self) -> list[str]:
+        return [self.tokenizer.token_text(s.token_id) for s in self.steps]
+
+    @property
+    def input_tokens(self) -> list[str]:
+        """What the decoder read at each step: <bos>, out[0], out[1], ..."""
+        return [self.tokenizer.token_text(s.input_id) for s in self.steps]
+
+    def output_text(self, steps: int | None = None) -> str:
+        return self.tokenizer.decode(self.output_ids[:steps])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of every array the records hold, each counted once (greedy's filtered
+        distribution is its model distribution)."""
+        arrays: dict[int, np.ndarray] = {}
+        for record in (self.encoder, *self.steps):
+            for value in vars(record).values():
+                values = value.values() if isinstance(value, Mapping) else (value,)
+                for array in values:
+                    if isinstance(array, np.ndarray):
+                        arrays[id(array)] = array
+        return sum(array.nbytes for array in arrays.values())

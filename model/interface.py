@@ -1,0 +1,276 @@
+"""The model-family interface: what every encoder-decoder the app can run describes and does.
+
+A family (our Transformer, later an RNN with attention, Hugging Face models) is one class
+that subclasses ``ModelFamily`` and one recogniser registered in ``model.registry``. Nothing
+outside the family's package names it: the engine, the probes, the session, the views and
+the panels work from the description (``FamilyInfo``) and the methods below.
+
+This module imports no torch (only for type hints), so that the window can hold a model's
+description before torch is loaded.
+
+What a family describes (``FamilyInfo``):
+
+- ``kinds``: its kinds of attention, each with layers × heads and which side its queries
+  and keys come from. A kind whose queries are source positions is computed once per source
+  by ``encode``; a kind whose queries are decoder positions is computed one query row per
+  ``step``. The name of a kind is the key of its arrays in records and traces.
+- ``capabilities``: what it can show beyond attention weights (``Capabilities``); each
+  concept panel declares the capabilities it needs and says why when a model lacks them.
+
+What a family does: ``encode`` a source, ``start`` a decoder cache, ``step`` one token from
+the cache (with or without capture), ``step_batch`` a batch of hypotheses (beam search),
+``teacher_force`` a padded batch of targets in one pass, and apply what-ifs
+(``Interventions``) in all of them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    import torch
+
+Side = Literal["source", "target"]
+PositionalScheme = Literal["sinusoidal", "learned", "relative_bias", "none"]
+NormKind = Literal["layernorm", "rmsnorm", "none"]
+# the what-ifs a family may support, by the name of their field in ``Interventions``
+WHAT_IFS = ("no_positional", "no_scaling", "no_causal_mask", "zeroed_heads")
+
+
+@dataclass(frozen=True)
+class Interventions:
+    """What-ifs applied live to the same weights. The default changes nothing.
+
+    A family applies those its ``Capabilities.what_ifs`` names and ignores the rest (the
+    session never asks a model for one it lacks).
+    """
+
+    no_positional: bool = False  # add no positional encoding: attention becomes order-blind
+    no_scaling: bool = False  # skip ÷√d_k: softmax saturates
+    no_causal_mask: bool = False  # decoder may see the future (only meaningful teacher-forced)
+    zeroed_heads: frozenset[tuple[str, int, int]] = field(default_factory=frozenset)
+    # each entry (kind, layer, head), kind a name of the family's kinds: that head's output is zeroed
+
+    def is_zeroed(self, kind: str, layer: int, head: int) -> bool:
+        return (kind, layer, head) in self.zeroed_heads
+
+    @property
+    def active(self) -> bool:
+        return self != Interventions()
+
+
+NO_INTERVENTIONS = Interventions()
+
+
+@dataclass(frozen=True)
+class AttentionKind:
+    """One kind of attention: a stack of layers × heads from one side to another."""
+
+    name: str  # key of its arrays: "enc_self", "dec_self", "cross", "alignment", ...
+    title: str  # shown on its tab: "Cross-attention"
+    layers: int
+    heads: int
+    queries: Side  # "source": computed by encode; "target": one row per decoding step
+    keys: Side
+    causal: bool = False  # keys after the query are hidden (a decoder's self-attention)
+
+    @property
+    def per_step(self) -> bool:
+        """Its query rows are computed one decoding step at a time."""
+        return self.queries == "target"
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a family can show beyond attention weights. The default is "nothing more"."""
+
+    scores: bool = False  # raw pre-softmax scores (Q·Kᵀ) and the masks applied to them
+    scaling: bool = False  # the scores are divided by √d_k
+    positional: PositionalScheme = "none"  # how order enters the model
+    norm: NormKind = "none"  # the normalisation around its sublayers
+    norm_placement: Literal["post", "pre"] = "post"  # LN(x + F(x)) as in the paper, or x + F(LN(x))
+    norm_stats: bool = False  # per-token statistics before and after each norm are recorded
+    what_ifs: frozenset[str] = frozenset()  # names of ``WHAT_IFS`` it applies
+    gradients: bool = False  # its forward pass can be differentiated (attribution)
+    teacher_forcing: bool = True  # ``teacher_force`` runs a target in one pass
+    padded_batch: bool = False  # ``teacher_force`` takes a padded batch of several sources
+
+    def supports(self, what_if: str) -> bool:
+        return what_if in self.what_ifs
+
+
+@dataclass(frozen=True)
+class FamilyInfo:
+    """A loaded model's description: plain data, safe to hand to the GUI thread."""
+
+    family: str  # the family's registry name: "transformer"
+    display_name: str  # "Transformer (Vaswani et al. 2017)"
+    kinds: tuple[AttentionKind, ...]
+    max_source_len: int  # tokens the encoder reads, special tokens included
+    max_target_len: int  # tokens the decoder writes, <eos> included
+    capabilities: Capabilities = field(default_factory=Capabilities)
+    config: dict = field(default_factory=dict)  # the family's own settings, JSON-able, for traces
+    parameters: int = 0  # number of parameters
+    d_model: int = 0  # width of the token vectors (what a positional table's rows hold)
+    extras: dict[str, str] = field(default_factory=dict)  # recorded extras → what they hold
+
+    def kind(self, name: str) -> AttentionKind:
+        for kind in self.kinds:
+            if kind.name == name:
+                return kind
+        known = ", ".join(k.name for k in self.kinds)
+        raise ValueError(f"this model has no attention kind {name!r}; it has {known}")
+
+    @property
+    def kind_names(self) -> tuple[str, ...]:
+        return tuple(kind.name for kind in self.kinds)
+
+    def has_kind(self, name: str) -> bool:
+        return name in self.kind_names
+
+    @property
+    def alignment_kind(self) -> AttentionKind | None:
+        """The decoder's attention over the source (the Transformer's cross-attention), which
+        aligns output to input; the first such kind, or None."""
+        return next((k for k in self.kinds if k.queries == "target" and k.keys == "source"), None)
+
+    def layers_of(self, side: Side) -> int:
+        """Layers of the encoder ("source") or the decoder ("target"): its kinds' most."""
+        return max((k.layers for k in self.kinds if k.queries == side), default=0)
+
+    @property
+    def max_layers(self) -> int:
+        return max(kind.layers for kind in self.kinds)
+
+    @property
+    def max_heads(self) -> int:
+        return max(kind.heads for kind in self.kinds)
+
+
+class Encoded(Protocol):
+    ids: list[int]
+    unknown: list[tuple[int, str]]  # (position in the text, character) of each unknown piece
+
+
+class Tokenizer(Protocol):
+    """What the engine and the views need of a tokenizer."""
+
+    pad_id: int
+    bos_id: int  # what the decoder reads first
+    eos_id: int
+
+    def __len__(self) -> int: ...
+    def encode(self, text: str) -> Encoded: ...
+    def encode_source(self, text: str) -> Encoded: ...  # as the encoder reads it (with <eos>)
+    def decode(self, ids: Sequence[int], *, stop_at_eos: bool = True) -> str: ...
+    def token_text(self, token_id: int) -> str: ...  # a token's label in views and traces
+
+
+# -- what the work returns: tensors, turned into numpy records by the engine ------------
+@dataclass
+class EncodeOutput:
+    """``encode`` of one or more sources."""
+
+    state: Any  # the family's own encoder output, handed back to start/step/teacher_force
+    pad_mask: torch.Tensor  # (B, S) bool, True at padding
+    scale: float = 1.0  # what the scores were multiplied by before the mask and softmax
+    attention: dict[str, torch.Tensor] = field(default_factory=dict)  # kind → (B, L, H, S, S)
+    scores: dict[str, torch.Tensor] = field(default_factory=dict)  # kind → (B, L, H, S, S) raw
+    extras: dict[str, torch.Tensor] = field(default_factory=dict)  # name → (B, ..., S)
+
+
+@dataclass
+class StepOutput:
+    """One decoding step for one source: the new query's rows."""
+
+    logits: torch.Tensor  # (V,)
+    cache: Any  # the family's cache after this token
+    attention: dict[str, torch.Tensor] = field(default_factory=dict)  # kind → (L, H, K)
+    extras: dict[str, torch.Tensor] = field(default_factory=dict)  # name → (...) for this step
+
+
+@dataclass
+class TeacherForcedOutput:
+    """A padded batch of targets decoded in one pass, as in training."""
+
+    logits: torch.Tensor  # (B, T, V)
+    attention: dict[str, torch.Tensor] = field(default_factory=dict)  # target-query kinds, (B, L, H, T, K)
+    scores: dict[str, torch.Tensor] = field(default_factory=dict)  # raw scores where the family has them
+    masks: dict[str, torch.Tensor] = field(default_factory=dict)  # kind → (B, T, K) bool, True = blocked
+    scale: float = 1.0  # what the scores were multiplied by before the mask and softmax
+    extras: dict[str, torch.Tensor] = field(default_factory=dict)  # name → (B, ..., T)
+
+
+class ModelFamily(ABC):
+    """A loaded model of one family, in eval mode on ``device``. See the module docstring."""
+
+    info: FamilyInfo
+    tokenizer: Tokenizer
+    path: Any  # where it was opened from, or None
+    notice: str | None = None  # e.g. "CUDA is not available; using CPU"
+    metadata: dict  # free-form facts shown to the user (training recipe, accuracy)
+
+    @property
+    @abstractmethod
+    def device(self) -> torch.device: ...
+
+    @abstractmethod
+    def to(self, device: torch.device) -> None:
+        """Move the weights (the caller falls back to CPU if this raises)."""
+
+    @abstractmethod
+    def encode(
+        self, src: torch.Tensor, src_pad: torch.Tensor, interventions: Interventions, capture: bool = True
+    ) -> EncodeOutput:
+        """Run the encoder over ``src`` (B, S) ids; ``src_pad`` (B, S) True at padding."""
+
+    @abstractmethod
+    def start(self, encoded: EncodeOutput) -> Any:
+        """An empty decoder cache for one source."""
+
+    @abstractmethod
+    def step(
+        self, token_id: int, encoded: EncodeOutput, cache: Any, interventions: Interventions, capture: bool
+    ) -> StepOutput:
+        """Read ``token_id`` at the next position of one source (B = 1); one new query row."""
+
+    @abstractmethod
+    def truncate(self, cache: Any, length: int) -> Any:
+        """The cache as it was after ``length`` tokens (used to step back); never in place."""
+
+    @abstractmethod
+    def step_batch(
+        self,
+        parents: Sequence[int],
+        token_ids: Sequence[int],
+        encoded: EncodeOutput,
+        cache: Any,
+        interventions: Interventions,
+    ) -> tuple[torch.Tensor, Any]:
+        """Beam search: hypothesis i continues ``cache`` row ``parents[i]`` with ``token_ids[i]``.
+
+        ``cache`` is the one-source cache or a previous ``step_batch``'s; returns the
+        (N, V) log-probabilities and the new batch cache.
+        """
+
+    @abstractmethod
+    def teacher_force(
+        self, encoded: EncodeOutput, tgt_in: torch.Tensor, tgt_pad: torch.Tensor, interventions: Interventions
+    ) -> TeacherForcedOutput:
+        """Decode the padded targets ``tgt_in`` (B, T) (``<bos>`` + target) in one pass."""
+
+    def positional_table(self) -> Any:
+        """(positions, dims) what is added at each position, for families with absolute
+        positions; None otherwise."""
+        return None
+
+    def norm_input_probe(self, src: torch.Tensor, src_pad: torch.Tensor, interventions: Interventions) -> Any:
+        """(B, S, D) what the encoder's first norm normalises, for families with norms."""
+        raise NotImplementedError(f"{self.info.display_name} has no norm to probe")
+
+    def norm_affine(self) -> Any:
+        """The learned scale and shift of each norm, for families with norms."""
+        raise NotImplementedError(f"{self.info.display_name} has no norm")

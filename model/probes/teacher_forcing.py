@@ -1,0 +1,216 @@
+"""Teacher-forced runs: the decoder reads whole targets at once, as in training.
+
+One path for every view that needs it (the trace's teacher-forced mode, the masks and
+÷√d_k panels' padded batch, the beam panel's hypotheses), on any family through
+``ModelFamily.encode`` and ``ModelFamily.teacher_force``. Every decoder position is
+computed in one pass under the causal mask, so the full masked matrices, every position's
+prediction and its cross-entropy are visible at once. When sources and targets of
+different lengths share a batch, each item keeps its padded length, so the key-padding
+masks (and the meaningless padding query rows) are there to be seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from model.core.batching import encode_sources, pad_ids
+from model.generation.engine import EncoderRecord, record_encoder
+from model.interface import ModelFamily
+from model.transformer.config import NO_INTERVENTIONS, Interventions
+
+
+@dataclass(frozen=True)
+class AttentionMatrices:
+    """One kind of attention for one batch item, every layer and head."""
+
+    scores: np.ndarray | None  # [L, H, Q, K] raw scores (Q·Kᵀ), where the family has them
+    scale: float  # what the scores are multiplied by (1/√d_k, or 1 when not scaled)
+    mask: np.ndarray  # [Q, K] bool, True = blocked
+    weights: np.ndarray  # [L, H, Q, K] softmax of the masked scores
+    query_tokens: list[str]
+    key_tokens: list[str]
+
+    @property
+    def scaled_scores(self) -> np.ndarray:
+        return self.scores * self.scale
+
+    @property
+    def masked_scores(self) -> np.ndarray:
+        """[L, H, Q, K] scaled scores, −∞ exactly where the mask blocks."""
+        return np.where(self.mask, -np.inf, self.scaled_scores)
+
+    def entropy(self) -> np.ndarray:
+        """[L, H] mean over real query rows of the attention entropy, in nats."""
+        weights = self.weights
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(weights > 0, -weights * np.log(weights), 0.0)
+        per_row = terms.sum(-1)  # [L, H, Q]
+        real_rows = ~self.mask.all(-1)
+        return per_row[:, :, real_rows].mean(-1)
+
+
+@dataclass(frozen=True)
+class TeacherForcedItem:
+    """One item of a teacher-forced batch: every kind of attention and every prediction."""
+
+    source: str
+    target: str
+    attention: dict[str, AttentionMatrices]  # every kind the family has
+    input_ids: np.ndarray  # [T] <bos> + target, then padding: what the decoder reads
+    target_ids: np.ndarray  # [T] target + <eos>, then padding: what each position should predict
+    logits: np.ndarray  # [T, V]
+    predictions: np.ndarray  # [T] argmax at each decoder position
+    loss: np.ndarray  # [T] cross-entropy of the true next token in nats, NaN at padding
+    source_padding: np.ndarray  # [S] bool, True at padding
+    target_padding: np.ndarray  # [T] bool
+    extras: dict[str, np.ndarray]  # the decoder's extras over target positions ("norms" [L, 3, 4, T])
+
+    @property
+    def probs(self) -> np.ndarray:
+        """[T, V] softmax of the logits."""
+        shifted = np.exp(self.logits - self.logits.max(-1, keepdims=True))
+        return shifted / shifted.sum(-1, keepdims=True)
+
+    @property
+    def mean_loss(self) -> float:
+        return float(np.nanmean(self.loss))
+
+
+@torch.no_grad()
+def teacher_force_batch(
+    model: ModelFamily,
+    sources: Sequence[str],
+    targets: Sequence[str | Sequence[int]],
+    interventions: Interventions = NO_INTERVENTIONS,
+) -> list[TeacherForcedItem]:
+    """Run ``sources`` and ``targets`` (texts, or token ids without ``<bos>``/``<eos>``) as one
+    padded, teacher-forced batch and keep everything."""
+    if len(sources) != len(targets) or not sources:
+        raise ValueError("give as many targets as sources, at least one")
+    if len(sources) > 1 and not model.info.capabilities.padded_batch:
+        raise ValueError(f"{model.info.display_name} cannot run a padded batch")
+    tokenizer, info, device = model.tokenizer, model.info, model.device
+    target_ids = [tokenizer.encode(t).ids if isinstance(t, str) else list(t) for t in targets]
+    longest_source = max(len(tokenizer.encode_source(s).ids) for s in sources)
+    if longest_source > info.max_source_len or max(map(len, target_ids)) + 1 > info.max_target_len:
+        longest = max(info.max_source_len, info.max_target_len)
+        raise ValueError(f"a source or target is longer than the model's {longest} tokens")
+    src, src_pad = encode_sources(tokenizer, sources, device)  # (B, S)
+    tgt_in, tgt_pad = pad_ids([[tokenizer.bos_id, *ids] for ids in target_ids], tokenizer.pad_id, device)
+    tgt_out, _ = pad_ids([[*ids, tokenizer.eos_id] for ids in target_ids], tokenizer.pad_id, device)
+    encoded = model.encode(src, src_pad, interventions, capture=True)
+    out = model.teacher_force(encoded, tgt_in, tgt_pad, interventions)
+    logits = out.logits.float()  # (B, T, V)
+    loss = F.cross_entropy(logits.transpose(1, 2), tgt_out, reduction="none")  # (B, T)
+    loss = loss.masked_fill(tgt_pad, float("nan"))
+    n_targets = tgt_in.shape[1]
+    items = []
+    for b, (source, target) in enumerate(zip(sources, targets, strict=True)):
+        src_tokens = [tokenizer.token_text(int(i)) for i in src[b]]
+        tgt_tokens = [tokenizer.token_text(int(i)) for i in tgt_in[b]]
+        attention = {}
+        for kind in info.kinds:
+            if kind.per_step:
+                weights, scores, mask = out.attention, out.scores, out.masks[kind.name][b]
+                scale = out.scale
+            else:
+                weights, scores, scale = encoded.attention, encoded.scores, encoded.scale
+                mask = src_pad[b].unsqueeze(0).expand(src.shape[1], -1)  # (S, S): padding keys
+            attention[kind.name] = AttentionMatrices(
+                scores=numpy(scores[kind.name][b]) if kind.name in scores else None,
+                scale=scale,
+                mask=mask.cpu().numpy(),
+                weights=numpy(weights[kind.name][b]),
+                query_tokens=tgt_tokens if kind.queries == "target" else src_tokens,
+                key_tokens=tgt_tokens if kind.keys == "target" else src_tokens,
+            )
+        items.append(
+            TeacherForcedItem(
+                source=source,
+                target=target if isinstance(target, str) else tokenizer.decode(target),
+                attention=attention,
+                input_ids=tgt_in[b].cpu().numpy(),
+                target_ids=tgt_out[b].cpu().numpy(),
+                logits=numpy(logits[b]),
+                predictions=logits[b].argmax(-1).cpu().numpy(),
+                loss=numpy(loss[b]),
+                source_padding=src_pad[b].cpu().numpy(),
+                target_padding=tgt_pad[b].cpu().numpy(),
+                extras={name: numpy(value[b])[..., :n_targets] for name, value in out.extras.items()},
+            )
+        )
+    return items
+
+
+@dataclass(frozen=True)
+class TeacherForcedRecord:
+    """One source and one target, teacher-forced: what ``attnviz trace --target`` writes."""
+
+    encoder: EncoderRecord  # the source-side kinds, as in a generation
+    item: TeacherForcedItem  # the decoder's: every target-query kind, predictions and loss
+    unknown: list[tuple[int, str]]  # (position, character) of target characters outside the vocabulary
+
+    @property
+    def input_ids(self) -> np.ndarray:
+        return self.item.input_ids
+
+    @property
+    def target_ids(self) -> np.ndarray:
+        return self.item.target_ids
+
+    @property
+    def predictions(self) -> np.ndarray:
+        return self.item.predictions
+
+    @property
+    def loss(self) -> np.ndarray:
+        return self.item.loss
+
+    @property
+    def mean_loss(self) -> float:
+        return self.item.mean_loss
+
+    def attention(self, kind: str) -> AttentionMatrices:
+        return self.item.attention[kind]
+
+
+@torch.no_grad()
+def teacher_force(
+    model: ModelFamily, source: str, target: str, interventions: Interventions = NO_INTERVENTIONS
+) -> TeacherForcedRecord:
+    """Run ``target`` through the decoder in one pass and record everything."""
+    _, encoder = record_encoder(model, source, interventions)
+    target_encoded = model.tokenizer.encode(target)
+    if len(target_encoded.ids) + 1 > model.info.max_target_len:
+        raise ValueError(
+            f"the target has {len(target)} characters; this model writes at most "
+            f"{model.info.max_target_len - 1}"
+        )
+    [item] = teacher_force_batch(model, [source], [target], interventions)
+    return TeacherForcedRecord(encoder, item, target_encoded.unknown)
+
+
+def numpy(tensor: torch.Tensor) -> np.ndarray:
+    return tensor.detach().float().cpu().numpy()
+
+
+def hypothesis_attention(
+    model: ModelFamily, source: str, token_ids: Sequence[int], interventions: Interventions = NO_INTERVENTIONS
+) -> np.ndarray:
+    """[L, H, k, S]: the attention over the source (the Transformer's cross-attention) of the
+    decoder writing each of ``token_ids``, for the beam panel's hypotheses.
+
+    Fed ids rather than text, so a hypothesis that wrote a special token (<eos>, <unk>) is
+    read exactly as it was written. Row i is the decoder reading <bos>, t0 … t(i-1): the
+    state that chose token i.
+    """
+    kind = model.info.alignment_kind
+    if kind is None:
+        raise ValueError(f"{model.info.display_name} has no attention over the source")
+    [item] = teacher_force_batch(model, [source], [list(token_ids)[:-1]], interventions)
+    return item.attention[kind.name].weights

@@ -1,0 +1,85 @@
+"""``open_model(path)``: ask each registered family "is this yours?" in turn, and open it.
+
+A family registers one ``FamilyEntry``: its name, what it accepts (said to the user when
+nothing recognises a path), a cheap ``recognises(path)`` that reads at most a header, and
+``opens(path, device)`` that returns the loaded ``ModelFamily`` or raises ``CheckpointError``
+in one line. The entries are imported lazily ("module:function"), so naming the families
+imports no torch. Tests (and plugins) add their own with ``register_family``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from model.core.errors import CheckpointError
+
+if TYPE_CHECKING:
+    from model.interface import ModelFamily
+
+
+@dataclass(frozen=True)
+class FamilyEntry:
+    name: str  # the family's registry name, as its FamilyInfo.family says
+    accepts: str  # what it opens, for the message when nothing recognises a path
+    recognises: str | Callable[[Path], bool]  # "module:function" or the function
+    opens: str | Callable[[Path, str], ModelFamily]
+
+    def call(self, which: str, *args):
+        target = getattr(self, which)
+        if isinstance(target, str):
+            module, name = target.split(":")
+            target = getattr(import_module(module), name)
+        return target(*args)
+
+
+FAMILIES: list[FamilyEntry] = [
+    FamilyEntry(
+        "transformer",
+        "an attnviz Transformer checkpoint (.safetensors, or a legacy .pt/.pth read without code)",
+        "model.transformer.checkpoint:recognises",
+        "model.transformer.checkpoint:load_checkpoint",
+    ),
+]
+
+
+def register_family(entry: FamilyEntry) -> FamilyEntry:
+    """Add (or replace) a family; it is asked before the built-in ones."""
+    unregister_family(entry.name)
+    FAMILIES.insert(0, entry)
+    return entry
+
+
+def unregister_family(name: str) -> None:
+    FAMILIES[:] = [entry for entry in FAMILIES if entry.name != name]
+
+
+def family_names() -> tuple[str, ...]:
+    return tuple(entry.name for entry in FAMILIES)
+
+
+def describe_path(path: Path) -> str:
+    """What a path looks like, in a few words, for the refusal."""
+    if not path.exists():
+        return "nothing (the path does not exist)"
+    if path.is_dir():
+        return "a directory (a folder)"
+    return f"a {path.suffix} file" if path.suffix else "a file without an extension"
+
+
+def open_model(path: str | Path, device: str = "auto") -> ModelFamily:
+    """The model at ``path``, opened by the first family that recognises it, on ``device``.
+
+    Refuses with ``CheckpointError`` in one line naming what it saw and what it accepts.
+    """
+    path = Path(path)
+    for entry in FAMILIES:
+        if entry.call("recognises", path):
+            return entry.call("opens", path, device)
+    if not path.exists():
+        raise CheckpointError(f"{path.name}: no such file or folder")
+    accepted = "; ".join(entry.accepts for entry in FAMILIES)
+    raise CheckpointError(f"{path.name} is {describe_path(path)}; this app opens {accepted}")
