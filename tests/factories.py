@@ -9,6 +9,7 @@ import torch
 from model.core.tokenizer import CharTokenizer
 from model.tasks.train import default_tokenizer
 from model.transformer.checkpoint import save_checkpoint
+from model.transformer.family import TransformerFamily
 from model.transformer.model import Transformer, TransformerConfig
 
 
@@ -32,6 +33,16 @@ def small_model(seed: int = 0, **overrides) -> tuple[Transformer, CharTokenizer]
     torch.manual_seed(seed)
     model = Transformer(small_config(len(tokenizer), **overrides)).eval()
     return model, tokenizer
+
+
+def family(model: Transformer, tokenizer: CharTokenizer) -> TransformerFamily:
+    """A bare (model, tokenizer) pair as a model family (the same module, not a copy)."""
+    return TransformerFamily(model, tokenizer)
+
+
+def small_family(seed: int = 0, **overrides) -> TransformerFamily:
+    """``small_model`` wrapped as a ``TransformerFamily``."""
+    return family(*small_model(seed, **overrides))
 
 
 def save_large_checkpoint(path: Path) -> Path:

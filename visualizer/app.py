@@ -110,6 +110,8 @@ def run_gui(args) -> int:
     window.activateWindow()  # without a window manager (Xvfb, kiosks) nothing else gives focus
     window.grid.setFocus()
     window.open_checkpoint(checkpoint)
+    if args.compare is not None:
+        window.compare_with(args.compare)
     return app.exec()
 
 
@@ -117,7 +119,7 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
     """Load, run ``--steps`` steps, save the whole window as PNG, exit (2 on any error)."""
     from PySide6.QtCore import QTimer
 
-    from visualizer.cli import decoding_settings
+    from visualizer.options import decoding_settings
 
     width, height = parse_size(args.size)
     window.resize(width, height)
@@ -131,11 +133,18 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
             errors.append(text)
             app.exit(2)
 
-    def on_busy(busy: bool) -> None:
-        # the model is loaded and --steps steps have run (session.initial_steps) once idle
-        if not busy and not done and session.model is not None and session.snapshot is not None:
+    def on_busy(_busy: bool) -> None:
+        # the model is loaded and --steps steps have run (session.initial_steps) once idle;
+        # with --compare, side B has caught up too
+        if not done and settled(session) and (window.compare is None or caught_up(window.compare.session)):
             done.append(True)
             QTimer.singleShot(100, save)
+
+    def caught_up(other) -> bool:
+        steps = len(session.snapshot.steps)
+        return settled(other) and (
+            len(other.snapshot.steps) >= steps or other.snapshot.stop_reason is not None
+        )
 
     def save() -> None:
         app.processEvents()
@@ -147,6 +156,9 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
 
     session.message.connect(on_message)
     session.busy_changed.connect(on_busy)
+    if args.compare is not None:
+        window.compare_with(args.compare)
+        window.compare.session.busy_changed.connect(on_busy)
     QTimer.singleShot(120_000, lambda: (errors.append("timed out"), app.exit(2)))
     window.show()
     window.open_checkpoint(checkpoint)
@@ -157,6 +169,10 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
         return 2
     print(f"wrote {args.screenshot}", file=sys.stderr)
     return code
+
+
+def settled(session) -> bool:
+    return not session.busy and session.model is not None and session.snapshot is not None
 
 
 def probe_startup(app, window, session, checkpoint: Path) -> int:
@@ -203,7 +219,7 @@ def probe_startup(app, window, session, checkpoint: Path) -> int:
 
 def apply_options(window, session, args) -> None:
     """Command-line options win over what the window remembered."""
-    from visualizer.cli import decoding_given, decoding_settings
+    from visualizer.options import decoding_given, decoding_settings
 
     if args.text is not None:
         session.source = args.text
@@ -211,13 +227,16 @@ def apply_options(window, session, args) -> None:
     if decoding_given(args):
         session.settings = decoding_settings(args, session.settings)
         window.decoding.show_settings(session.settings)
-    if args.view:
-        session.set_kind({"encoder": "enc_self", "decoder": "dec_self", "cross": "cross"}[args.view])
+    if args.view:  # checked against the model's kinds once it is loaded
+        session.kind = VIEW_ALIASES.get(args.view, args.view)
     if args.language:
         session.set_language(args.language)
     if args.panel:
         window.show_panel(args.panel)
     session.initial_steps = args.steps
+
+
+VIEW_ALIASES = {"encoder": "enc_self", "decoder": "dec_self"}
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from visualizer.options import add_decoding_options, decoding_settings
+
 EXIT_USAGE = 2
 
 
@@ -32,50 +34,6 @@ class OneLineParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
-DECODING_OPTIONS = {  # option dest -> DecodingSettings field
-    "strategy": "strategy",
-    "temperature": "temperature",
-    "top_k": "top_k",
-    "top_p": "top_p",
-    "beam": "beam_width",
-    "seed": "seed",
-}
-
-
-def add_decoding_options(parser: argparse.ArgumentParser, subcommand: bool = False) -> None:
-    """Decoding options; unset ones take DecodingSettings' defaults.
-
-    On a subcommand an unset option leaves the namespace alone, so that
-    ``attnviz --strategy beam trace ...`` keeps the option given before the subcommand.
-    """
-    default = argparse.SUPPRESS if subcommand else None
-    group = parser.add_argument_group("decoding (default: greedy; T 1.0, k 5, p 0.9, beam 4, seed 0)")
-    group.add_argument("--strategy", choices=("greedy", "sample", "topk", "topp", "beam"), default=default)
-    group.add_argument("--temperature", type=float, default=default)
-    group.add_argument("--top-k", type=int, default=default)
-    group.add_argument("--top-p", type=float, default=default)
-    group.add_argument("--beam", type=int, help="beam width", default=default)
-    group.add_argument("--seed", type=int, default=default)
-
-
-def decoding_given(args: argparse.Namespace) -> bool:
-    return any(getattr(args, dest, None) is not None for dest in DECODING_OPTIONS)
-
-
-def decoding_settings(args: argparse.Namespace, base=None):
-    """The settings the options ask for, on top of ``base`` (default: the defaults)."""
-    from dataclasses import replace
-
-    from model.generation.decoding_settings import DecodingSettings
-
-    changes = {
-        field: getattr(args, dest)
-        for dest, field in DECODING_OPTIONS.items()
-        if getattr(args, dest, None) is not None
-    }
-    return replace(base or DecodingSettings(), **changes)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="attnviz", description="Step through a Transformer and watch every head.")
     parser.add_argument("--checkpoint", type=Path, help="checkpoint to open (default: the shipped model)")
@@ -83,7 +41,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--text", help="source to open the app with")
     parser.add_argument("--steps", type=int, default=0, help="steps to run once the model is loaded")
     parser.add_argument("--screenshot", type=Path, help="save the window as PNG after --steps, then exit")
-    parser.add_argument("--view", choices=("encoder", "decoder", "cross"), help="attention kind to show")
+    parser.add_argument(
+        "--view",
+        help="attention kind to show: encoder, decoder, cross, or a kind's name (e.g. enc_self, alignment)",
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="PATH",
+        help="a second model, stepped beside the first (View > Compare)",
+    )
     parser.add_argument(
         "--panel",
         choices=("attention", "masks", "positions", "scaling", "layernorm", "decoding", "beam"),

@@ -6,11 +6,10 @@ other. Every user mistake ends in a message in the window; nothing here blocks o
 
 from __future__ import annotations
 
-import contextlib
-import json
+import html
 from pathlib import Path
 
-from PySide6.QtCore import QLocale, QPoint, QSettings, Qt, QTimer, Slot
+from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -27,22 +26,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.generation.decoding_settings import DecodingSettings
+from visualizer.compare_page import ComparePage
 from visualizer.events import Subscriptions
 from visualizer.i18n import Translator, tr
+from visualizer.panels.page import PanelPage
 from visualizer.panels.registry import PANELS, panel_class
 from visualizer.session import COLORMAPS, Session
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.controls import DecodingControls, SourceBar, StepControls
 from visualizer.widgets.head_detail import HeadDetail
 from visualizer.widgets.timeline import Timeline
+from visualizer.window_parts import ExportMixin, KindsMixin, SettingsMixin
 from visualizer.worker import WorkerBridge
 
-MAX_RECENT = 8
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
 
 
-class MainWindow(QMainWindow):
+class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
     def __init__(
         self,
         session: Session,
@@ -66,6 +66,8 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.closed = False
         self.panels: list = []  # the ConceptPanels, once built
+        self.panel_pages: list[PanelPage] = []  # each panel, or why the model cannot be shown there
+        self.compare: ComparePage | None = None  # View > Compare: side B and its page
         self.panels_failed = False
         self.bridge = WorkerBridge(session, self, warm_up=lazy_panels)
         self.error_dialog: QMessageBox | None = None
@@ -93,6 +95,7 @@ class MainWindow(QMainWindow):
         else:
             self.install_panels()
         self.on_view_changed()
+        self.actions_by_name["stop_compare"].setEnabled(False)
         self.on_language_changed(session.language)
 
     # -- construction ---------------------------------------------------------------------
@@ -110,6 +113,8 @@ class MainWindow(QMainWindow):
             "reset": ("Reset", Qt.Key.Key_Home, session.reset),
             "end": ("To end", Qt.Key.Key_End, session.run_to_end),
             "mean": ("Show the &mean of heads", "M", self.select_mean),
+            "compare": ("&Compare with another model…", "Ctrl+K", self.compare_dialog),
+            "stop_compare": ("&Stop comparing", "Ctrl+Shift+K", self.stop_compare),
             "shortcuts": ("&Keyboard shortcuts", "F1", self.show_shortcuts),
         }
         actions = {}
@@ -157,6 +162,8 @@ class MainWindow(QMainWindow):
         self.kind_actions = QActionGroup(self)  # one per kind of the loaded model: rebuild_kinds
         self.kind_menu = self.menu(view_menu, "&Attention kind")
         view_menu.addAction(self.actions_by_name["mean"])
+        view_menu.addAction(self.actions_by_name["compare"])
+        view_menu.addAction(self.actions_by_name["stop_compare"])
         colormap_menu = self.menu(view_menu, "&Colormap")
         self.colormap_actions = QActionGroup(self)
         for name in COLORMAPS:
@@ -261,8 +268,9 @@ class MainWindow(QMainWindow):
         index = len(self.panels)
         if self.closed or self.panels_failed or index == len(PANELS):
             return False
+        entry = PANELS[index]
         try:
-            panel = panel_class(PANELS[index])(self.session)
+            panel = panel_class(entry)(self.session)
         except Exception as error:  # e.g. torch cannot be imported: say so in the tabs left
             self.panels_failed = True
             for tab in range(index + 1, self.pages.count()):
@@ -275,9 +283,11 @@ class MainWindow(QMainWindow):
         placeholder = self.pages.widget(index + 1)
         self.pages.removeTab(index + 1)
         placeholder.deleteLater()
-        self.pages.insertTab(index + 1, panel, panel.title())
+        page = PanelPage(self.session, entry, panel)
+        self.pages.insertTab(index + 1, page, panel.title())
         self.pages.setCurrentIndex(current)
         self.panels.append(panel)
+        self.panel_pages.append(page)
         return True
 
     def build_status_bar(self) -> None:
@@ -292,78 +302,27 @@ class MainWindow(QMainWindow):
         status.addPermanentWidget(self.progress)
         status.addPermanentWidget(self.model_label)
 
-    # -- settings -------------------------------------------------------------------------
-    def restore_settings(self) -> None:
-        if not self.remember:
-            self.resize(1440, 900)
-            self.session.set_language(system_language())
-            return
-        geometry = self.settings.value("geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1440, 900)
-        kind = self.settings.value("kind", self.session.kind)
-        if isinstance(kind, str) and kind:  # checked against the model's kinds when one loads
-            self.session.kind = kind
-        colormap = self.settings.value("colormap", self.session.colormap)
-        if colormap in COLORMAPS:
-            self.session.set_colormap(colormap)
-        source = self.settings.value("source")
-        if isinstance(source, str) and source.strip():
-            self.session.source = source
-            self.source_bar.edit.setText(source)
-        decoding = self.settings.value("decoding")
-        if isinstance(decoding, str):
-            with contextlib.suppress(ValueError, TypeError):  # a stale value is ignored, never fatal
-                self.session.settings = DecodingSettings(**json.loads(decoding))
-            self.decoding.show_settings(self.session.settings)
-        language = self.settings.value("language")
-        if language not in ("en", "zh"):
-            language = system_language()
-        self.session.set_language(language)
-        speed = self.settings.value("speed")
-        if isinstance(speed, (int, str)) and str(speed).isdigit():
-            self.step_controls.speed.setValue(int(speed))
-        self.refresh_recent_menu()
-
-    def save_settings(self) -> None:
-        if not self.remember:
-            return
-        self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("kind", self.session.kind)
-        self.settings.setValue("colormap", self.session.colormap)
-        self.settings.setValue("source", self.session.source)
-        self.settings.setValue("decoding", json.dumps(self.session.settings.to_dict()))
-        self.settings.setValue("speed", self.step_controls.speed.value())
-        self.settings.setValue("language", self.session.language)
-        self.settings.sync()
-
-    def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        if isinstance(value, str):
-            value = [value]
-        return [v for v in value or [] if isinstance(v, str)]
-
-    def remember_recent(self, path: Path) -> None:
-        if not self.remember:
-            return
-        recent = [str(path)] + [p for p in self.recent_files() if p != str(path)]
-        self.settings.setValue("recent", recent[:MAX_RECENT])
-        self.refresh_recent_menu()
-
-    def refresh_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        recent = self.recent_files()
-        for path in recent:
-            action = self.recent_menu.addAction(path)
-            action.setData(path)
-            action.triggered.connect(self.on_recent_action)
-        self.recent_menu.setEnabled(bool(recent))
-
     # -- user actions ---------------------------------------------------------------------
     def open_checkpoint(self, path: str | Path) -> None:
         self.session.open_checkpoint(Path(path))
+
+    def compare_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Compare with", "", CHECKPOINT_FILTER)
+        if path:
+            self.compare_with(path)
+
+    def compare_with(self, path: str | Path) -> None:
+        """Open ``path`` as side B and show the Compare page (stepped with this window's model)."""
+        if self.compare is None:
+            self.compare = ComparePage(self.session, self.pages, self)
+        self.compare.open(path)
+        self.actions_by_name["stop_compare"].setEnabled(True)
+
+    def stop_compare(self) -> None:
+        if self.compare is not None:
+            self.compare.close()
+            self.compare = None
+        self.actions_by_name["stop_compare"].setEnabled(False)
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open checkpoint", "", CHECKPOINT_FILTER)
@@ -372,53 +331,6 @@ class MainWindow(QMainWindow):
 
     def on_recent_action(self) -> None:
         self.open_checkpoint(self.sender().data())
-
-    def on_kind_action(self) -> None:
-        self.session.set_kind(self.sender().data())
-
-    def on_tab_changed(self, index: int) -> None:
-        if 0 <= index < len(self.session.kinds):
-            self.session.set_kind(self.session.kinds[index])
-
-    def rebuild_kinds(self) -> None:
-        """The attention tabs, the View menu's kinds and the number keys, from the model's kinds."""
-        model = self.session.model
-        kinds = model.family.kinds if model is not None else ()
-        shown = tuple(self.kind_tabs.tabData(i) for i in range(self.kind_tabs.count()))
-        if shown == tuple(kind.name for kind in kinds):
-            return
-        language = self.session.language
-        self.kind_tabs.blockSignals(True)  # the session's kind is set below, once
-        while self.kind_tabs.count():
-            self.kind_tabs.removeTab(0)
-        for action in self.kind_actions.actions():
-            self.kind_actions.removeAction(action)
-            self.kind_menu.removeAction(action)
-            action.deleteLater()
-        for number, kind in enumerate(kinds, start=1):
-            index = self.kind_tabs.addTab(tr(kind.title, language))
-            self.kind_tabs.setTabData(index, kind.name)
-            self.kind_tabs.setTabToolTip(index, f"{kind.title}: {kind.layers} layers × {kind.heads} heads")
-            action = self.kind_menu.addAction(tr(kind.title, language))
-            action.setCheckable(True)
-            if number <= 9:
-                action.setShortcut(QKeySequence(str(number)))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            action.setData(kind.name)
-            action.triggered.connect(self.on_kind_action)
-            self.kind_actions.addAction(action)
-            self.addAction(action)
-        self.kind_tabs.blockSignals(False)
-        self.on_view_changed()
-
-    def retitle_kinds(self, language: str) -> None:
-        model = self.session.model
-        if model is None:
-            return
-        for index, kind in enumerate(model.family.kinds):
-            self.kind_tabs.setTabText(index, tr(kind.title, language))
-        for action, kind in zip(self.kind_actions.actions(), model.family.kinds, strict=False):
-            action.setText(tr(kind.title, language))
 
     def on_colormap_action(self) -> None:
         self.session.set_colormap(self.sender().data())
@@ -465,93 +377,6 @@ class MainWindow(QMainWindow):
         )
         QMessageBox.information(self, "Keyboard shortcuts", text)
 
-    # -- export ---------------------------------------------------------------------------
-    def export_png(self, path: str | None = None) -> bool:
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export view as PNG", "attention.png", "PNG (*.png)")
-        if not path:
-            return False
-        if not self.pages.currentWidget().grab().save(path, "PNG"):
-            self.on_message("error", f"could not write {path}")
-            return False
-        self.on_message("info", f"wrote {path}")
-        return True
-
-    def export_svg(self, path: str | None = None) -> bool:
-        """The visible view as SVG: text and outlines as vectors, heatmaps as embedded images."""
-        from PySide6.QtGui import QPainter
-        from PySide6.QtSvg import QSvgGenerator
-
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export view as SVG", "attention.svg", "SVG (*.svg)")
-        if not path:
-            return False
-        generator = QSvgGenerator()
-        generator.setFileName(path)
-        page = self.pages.currentWidget()
-        generator.setSize(page.size())
-        generator.setViewBox(page.rect())
-        generator.setTitle("Attention Visualizer view")
-        painter = QPainter()
-        if not painter.begin(generator):
-            self.on_message("error", f"could not write {path}")
-            return False
-        try:
-            page.render(painter, QPoint(0, 0))
-        finally:
-            painter.end()
-        self.on_message("info", f"wrote {path}")
-        return True
-
-    def export_trace(self, path: str | None = None) -> bool:
-        from model.generation.trace import (
-            generation_arrays,
-            generation_summary,
-            npz_path_of,
-            summary_path,
-            write_trace,
-        )
-
-        snapshot = self.session.snapshot
-        if snapshot is None:
-            self.on_message("warning", "nothing to export yet: run a source first")
-            return False
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export trace", "trace.npz", "NumPy archive (*.npz)")
-            if not path:
-                return False
-            # the dialog asked only about the name typed: the .npz written (".npz" is added when
-            # missing) and its .json companion may exist on their own
-            written = [npz_path_of(path), summary_path(npz_path_of(path))]
-            unasked = [p.name for p in written if p.exists() and p != Path(path)]
-            if unasked:
-                answer = QMessageBox.question(
-                    self, "Export trace", f"{' and '.join(unasked)} already exist(s). Replace?"
-                )
-                if answer != QMessageBox.StandardButton.Yes:
-                    return False
-        summary = generation_summary(snapshot)
-        if self.session.model is not None:
-            summary["checkpoint"] = str(self.session.model.path)
-        try:
-            npz, _json = write_trace(path, generation_arrays(snapshot), summary)
-        except OSError as error:
-            self.on_message("error", f"could not write {path}: {error.strerror}")
-            return False
-        self.on_message("info", f"wrote {npz} and its .json")
-        return True
-
-    # -- drag and drop --------------------------------------------------------------------
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
-
-    def dropEvent(self, event) -> None:  # noqa: N802
-        urls = [url for url in event.mimeData().urls() if url.isLocalFile()]
-        if urls:
-            self.open_checkpoint(urls[0].toLocalFile())
-            event.acceptProposedAction()
-
     # -- session events -------------------------------------------------------------------
     def on_model_changed(self, model) -> None:
         self.rebuild_kinds()
@@ -581,7 +406,8 @@ class MainWindow(QMainWindow):
             else f"(step {cursor + 1} of {len(snapshot.steps)})"
         )
         self.output_label.setText(
-            f"{tr('Output:', language)} <b>{escape(shown)}</b><span style='color:#888'>{escape(ahead)}</span>"
+            f"{tr('Output:', language)} <b>{html.escape(shown, quote=False)}</b>"
+            f"<span style='color:#888'>{html.escape(ahead, quote=False)}</span>"
             f" <span style='color:#aaa; font-size:10pt'>{where}</span>"
         )
 
@@ -635,18 +461,10 @@ class MainWindow(QMainWindow):
         self.play_timer.stop()
         self.save_settings()
         self.session_subscriptions.close()
-        for widget in (self.grid, self.detail, self.timeline, self.decoding, *self.panels):
+        for widget in (self.grid, self.detail, self.timeline, self.decoding, *self.panel_pages):
             widget.detach()
+        self.stop_compare()
         self.bridge.shutdown()
         if self.error_dialog is not None:
             self.error_dialog.close()
         super().closeEvent(event)
-
-
-def system_language() -> str:
-    """The explanations' language at first start: Chinese on a Chinese system, else English."""
-    return "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
-
-
-def escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

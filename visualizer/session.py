@@ -277,6 +277,13 @@ class Session:
         elif not self.generating:
             self._send(StepRequest(next(self._ids), self.generation, None))
 
+    def extend_to(self, steps: int) -> None:
+        """Compute steps until there are ``steps`` (or generation stops); the shown step stays."""
+        if self.snapshot is not None and self.snapshot.stop_reason is None and not self.generating:
+            missing = steps - self.step_count
+            if missing > 0:
+                self._send(StepRequest(next(self._ids), self.generation, missing))
+
     def reset(self) -> None:
         self.stop()
         if self.snapshot is not None:

@@ -30,8 +30,7 @@ from model.generation.decoding import (
     step_generator,
 )
 from model.generation.records import EncoderRecord, GenerationSnapshot, StepRecord
-from model.interface import EncodeOutput, ModelFamily
-from model.transformer.config import NO_INTERVENTIONS, Interventions
+from model.interface import NO_INTERVENTIONS, EncodeOutput, Interventions, ModelFamily
 
 
 class SourceError(ValueError):

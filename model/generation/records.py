@@ -21,8 +21,7 @@ from model.generation.decoding_settings import DecodingSettings
 
 if TYPE_CHECKING:
     from model.generation.decoding import BeamResult
-    from model.interface import FamilyInfo, Tokenizer
-    from model.transformer.config import Interventions
+    from model.interface import FamilyInfo, Interventions, Tokenizer
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ import torch.nn.functional as F
 
 from model.core.batching import encode_sources, pad_ids
 from model.generation.engine import EncoderRecord, record_encoder
-from model.interface import ModelFamily
-from model.transformer.config import NO_INTERVENTIONS, Interventions
+from model.interface import NO_INTERVENTIONS, Interventions, ModelFamily
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from model.transformer.checkpoint import (
     resolve_device,
     save_checkpoint,
 )
+from model.transformer.family import describe
 from tests.factories import small_model
 
 
@@ -21,7 +22,8 @@ def test_save_then_load_round_trips_bit_exactly(tmp_path):
     loaded = load_checkpoint(path, "cpu")
     assert loaded.config == model.config
     assert loaded.tokenizer.tokens == tokenizer.tokens
-    assert loaded.info == {"steps": 5}
+    assert loaded.metadata == {"steps": 5}
+    assert loaded.info == describe(model.config) and loaded.path == path and loaded.notice is None
     original, restored = model.state_dict(), loaded.model.state_dict()
     assert original.keys() == restored.keys()
     for name in original:

@@ -21,7 +21,7 @@ def test_trace_writes_documented_arrays_and_summary(tiny_checkpoint_path, tmp_pa
     arrays = np.load(out)
     summary = json.loads((tmp_path / "trace.json").read_text())
     checkpoint = load_checkpoint(tiny_checkpoint_path, "cpu")
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, "reverse: abc")
+    engine = GenerationEngine(checkpoint, "reverse: abc")
     engine.run_to_end()
     config = checkpoint.config
     S, T, V = len("reverse: abc") + 1, len(engine.steps), config.vocab_size
@@ -30,12 +30,13 @@ def test_trace_writes_documented_arrays_and_summary(tiny_checkpoint_path, tmp_pa
     assert arrays["cross"].shape == (config.n_decoder_layers, config.n_heads, T, S)
     assert arrays["probs"].shape == (T, V)
     np.testing.assert_array_equal(arrays["out_ids"], engine.output_ids)
-    np.testing.assert_allclose(arrays["cross"][:, :, 2], engine.steps[2].cross, atol=1e-6)
-    np.testing.assert_allclose(arrays["dec_self"][:, :, 3, :4], engine.steps[3].dec_self, atol=1e-6)
+    np.testing.assert_allclose(arrays["cross"][:, :, 2], engine.steps[2].attention["cross"], atol=1e-6)
+    np.testing.assert_allclose(arrays["dec_self"][:, :, 3, :4], engine.steps[3].attention["dec_self"], atol=1e-6)
     assert (np.triu(np.ones((T, T)), 1)[None, None] * arrays["dec_self"] == 0).all()
     assert summary["source_tokens"] == list("reverse: abc") + ["<eos>"]
     assert summary["output_text"] == engine.output_text()
     assert summary["config"]["d_model"] == config.d_model
+    assert summary["family"] == "transformer" and list(summary["kinds"]) == ["enc_self", "dec_self", "cross"]
     assert summary["decoding"]["strategy"] == "greedy"
     assert len(summary["timings"]["steps_s"]) == T
     assert capsys.readouterr().out.strip() == engine.output_text()

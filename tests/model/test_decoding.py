@@ -13,12 +13,11 @@ from model.generation.decoding import (
     next_token_distribution,
 )
 from model.generation.engine import GenerationEngine
-from tests.factories import small_model
+from tests.factories import small_family
 
 
 def run(strategy: str, source: str = "reverse: abcdef", **settings) -> GenerationEngine:
-    model, tokenizer = small_model(seed=5)
-    engine = GenerationEngine(model, tokenizer, source, DecodingSettings(strategy=strategy, **settings))
+    engine = GenerationEngine(small_family(seed=5), source, DecodingSettings(strategy=strategy, **settings))
     for _ in range(15):
         engine.step()
     return engine
@@ -119,8 +118,9 @@ def test_beam_search_finds_a_better_sequence_than_greedy_and_records_the_tree():
 
 
 def test_beam_engine_follows_the_best_hypothesis_and_records_its_tree():
-    model, tokenizer = small_model(seed=5)
-    engine = GenerationEngine(model, tokenizer, "sort: 9312", DecodingSettings(strategy="beam", beam_width=3))
+    fam = small_family(seed=5)
+    tokenizer = fam.tokenizer
+    engine = GenerationEngine(fam, "sort: 9312", DecodingSettings(strategy="beam", beam_width=3))
     engine.run_to_end()
     assert engine.beam is not None
     assert engine.output_ids == engine.beam.best[: len(engine.output_ids)]

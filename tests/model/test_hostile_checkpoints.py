@@ -447,7 +447,7 @@ def test_paths_in_metadata_are_never_opened(valid_bytes, tmp_path, monkeypatch, 
     monkeypatch.setattr(os, "open", recording_os_open)
     checkpoint = load_checkpoint(path, "cpu")
     assert opened == [str(path)]
-    assert checkpoint.info["tokenizer_file"] == "/etc/passwd"  # kept as text, shown, never used
+    assert checkpoint.metadata["tokenizer_file"] == "/etc/passwd"  # kept as text, shown, never used
 
     out = tmp_path / "out" / "t.npz"
     out.parent.mkdir()
@@ -510,7 +510,7 @@ def loads_and_runs_or_refuses(data: bytes, suffix: str = ".safetensors") -> None
         finally:
             assert time.perf_counter() - started < 30, "the loader took too long"
     source = "ab"[: checkpoint.config.max_len - 1]
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, source)
+    engine = GenerationEngine(checkpoint, source)
     record = engine.step()
     assert record is not None and torch.isfinite(torch.from_numpy(record.logits.copy())).all()
 

@@ -114,13 +114,13 @@ def never_ends_path(tmp_path_factory):
 
 def test_empty_source_is_refused(checkpoint):
     with pytest.raises(SourceError, match="empty"):
-        GenerationEngine(checkpoint.model, checkpoint.tokenizer, "")
+        GenerationEngine(checkpoint, "")
 
 
 @pytest.mark.parametrize("source", [" ", "   ", "\t", "\n \n", "\u00a0"])
 def test_whitespace_only_source_runs_and_stops_cleanly(checkpoint, source):
     """Whitespace is runnable text (the CLI refuses it as a likely mistake; the engine does not)."""
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, source)
+    engine = GenerationEngine(checkpoint, source)
     engine.run_to_end()
     assert engine.stop_reason in ("eos", "max_length")
     assert 1 <= len(engine.steps) <= checkpoint.config.max_len
@@ -129,16 +129,16 @@ def test_whitespace_only_source_runs_and_stops_cleanly(checkpoint, source):
 
 def test_source_longer_than_the_model_reads_is_refused_with_the_limit(checkpoint):
     limit = checkpoint.config.max_len - 1  # <eos> takes the last position
-    GenerationEngine(checkpoint.model, checkpoint.tokenizer, "a" * limit).run_to_end()
+    GenerationEngine(checkpoint, "a" * limit).run_to_end()
     for source in ("a" * (limit + 1), "\U0001f600" * (limit + 1), "a" * 100_000):
         with pytest.raises(SourceError, match=f"at most {limit}") as info:
-            GenerationEngine(checkpoint.model, checkpoint.tokenizer, source)
+            GenerationEngine(checkpoint, source)
         assert "\n" not in str(info.value)
 
 
 def test_hostile_characters_run_to_the_end_as_unk(checkpoint):
     source = "reverse: " + "".join(HOSTILE_CHARACTERS)[: checkpoint.config.max_len - 10]
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, source)
+    engine = GenerationEngine(checkpoint, source)
     engine.run_to_end()
     assert engine.finished
     assert engine.encoder.unknown == expected_unknown(source) != []
@@ -150,7 +150,7 @@ def test_hostile_characters_run_to_the_end_as_unk(checkpoint):
 @settings(max_examples=40, deadline=None)
 @given(HOSTILE_TEXT.filter(lambda text: 0 < len(text) < 40))
 def test_any_short_text_runs_steps_with_finite_logits(checkpoint, text):
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, text)
+    engine = GenerationEngine(checkpoint, text)
     for _ in range(3):
         record = engine.step()
         if record is None:
@@ -161,7 +161,7 @@ def test_any_short_text_runs_steps_with_finite_logits(checkpoint, text):
 
 def test_generation_stops_at_the_maximum_length(never_ends_path):
     never_ends = load_checkpoint(never_ends_path, "cpu")
-    engine = GenerationEngine(never_ends.model, never_ends.tokenizer, "21")
+    engine = GenerationEngine(never_ends, "21")
     assert engine.run_to_end() == never_ends.config.max_len
     assert engine.stop_reason == "max_length"
     assert never_ends.tokenizer.eos_id not in engine.output_ids
@@ -169,7 +169,7 @@ def test_generation_stops_at_the_maximum_length(never_ends_path):
 
 
 def test_forced_tokens_stop_at_the_maximum_length(checkpoint):
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, "reverse: abc")
+    engine = GenerationEngine(checkpoint, "reverse: abc")
     a = checkpoint.tokenizer.index["a"]
     while not engine.finished:
         engine.step(force=a)

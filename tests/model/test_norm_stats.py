@@ -12,7 +12,6 @@ from model.probes.norm_stats import (
     DECODER_SUBLAYERS,
     ENCODER_SUBLAYERS,
     batch_norm_stats,
-    first_norm_input,
     half_source,
     layer_norm_stats,
     norm_affine,
@@ -20,8 +19,8 @@ from model.probes.norm_stats import (
     recorded_norms,
 )
 from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
-from model.transformer.model import Interventions
-from tests.factories import small_model
+from model.transformer.model import NO_INTERVENTIONS, Interventions
+from tests.factories import small_family
 
 SOURCE = "reverse: abcdefgh"
 
@@ -48,30 +47,33 @@ def test_layer_norm_and_batch_norm_statistics_on_a_hand_made_batch():
 
 
 def test_recorded_norms_are_the_engine_records():
-    model, tokenizer = small_model()
-    engine = GenerationEngine(model, tokenizer, SOURCE)
+    fam = small_family()
+    tokenizer = fam.tokenizer
+    engine = GenerationEngine(fam, SOURCE)
     for _ in range(3):
         engine.step()
     snapshot = engine.snapshot()
-    for layer in range(model.config.n_encoder_layers):
+    encoder_norms = snapshot.encoder.extras["norms"]
+    for layer in range(fam.config.n_encoder_layers):
         norms = recorded_norms(snapshot, True, layer, cursor=2)
         assert norms.sublayers == ENCODER_SUBLAYERS and norms.labels == snapshot.encoder.tokens
-        np.testing.assert_array_equal(norms.stats, snapshot.encoder.norms[layer])
-        np.testing.assert_array_equal(norms.stat(1, "out_std"), snapshot.encoder.norms[layer, 1, 3])
+        np.testing.assert_array_equal(norms.stats, encoder_norms[layer])
+        np.testing.assert_array_equal(norms.stat(1, "out_std"), encoder_norms[layer, 1, 3])
     norms = recorded_norms(snapshot, False, 1, cursor=1)
     assert norms.sublayers == DECODER_SUBLAYERS
     assert norms.labels == ["<bos>", tokenizer.token_text(engine.steps[0].token_id)]
     assert norms.stats.shape == (3, 4, 2)
     for t in range(2):
-        np.testing.assert_array_equal(norms.stats[:, :, t], engine.steps[t].norms[1])
+        np.testing.assert_array_equal(norms.stats[:, :, t], engine.steps[t].extras["norms"][1])
     assert recorded_norms(snapshot, False, 0, cursor=-1).stats.shape == (3, 4, 0)
-    assert recorded_norms(snapshot, True, 99, cursor=2).layer == model.config.n_encoder_layers - 1
+    assert recorded_norms(snapshot, True, 99, cursor=2).layer == fam.config.n_encoder_layers - 1
 
 
 @pytest.mark.parametrize("placement", ["post", "pre"])
 def test_layer_norm_statistics_of_real_tokens_do_not_change_with_padding(placement):
-    model, tokenizer = small_model(seed=3, norm_placement=placement)
-    stats = padded_batch_stats(model, tokenizer, SOURCE)
+    fam = small_family(seed=3, norm_placement=placement)
+    tokenizer = fam.tokenizer
+    stats = padded_batch_stats(fam, SOURCE)
     assert stats.texts == (SOURCE, "reverse: abcd")
     n_long, n_short = len(SOURCE) + 1, len("reverse: abcd") + 1  # characters then <eos>
     assert stats.pad_mask.shape == (2, n_long) and stats.pad_count == n_long - n_short
@@ -80,23 +82,23 @@ def test_layer_norm_statistics_of_real_tokens_do_not_change_with_padding(placeme
     # alone: each source through the model by itself, no padding anywhere
     for row, text in enumerate(stats.texts):
         ids, pad = encode_sources(tokenizer, [text])
-        alone = first_norm_input(model, ids, pad)[0]
+        alone = fam.norm_input_probe(ids, pad, NO_INTERVENTIONS)[0]
         mean, std = layer_norm_stats(alone)
         np.testing.assert_allclose(stats.alone_mean[row], mean, atol=1e-6)
         np.testing.assert_allclose(stats.layer_mean[row, : len(mean)], mean, atol=1e-5)
         np.testing.assert_allclose(stats.layer_std[row, : len(std)], std, atol=1e-5)
     assert stats.layer_norm_difference < 1e-5
     # and the first row's statistics are what the engine recorded at encoder layer 1's first norm
-    recorded = GenerationEngine(model, tokenizer, SOURCE).encoder.norms[0, 0]
+    recorded = GenerationEngine(fam, SOURCE).encoder.extras["norms"][0, 0]
     np.testing.assert_allclose(stats.layer_mean[0], recorded[0], atol=1e-5)
     np.testing.assert_allclose(stats.layer_std[0], recorded[1], atol=1e-5)
 
 
 def test_batch_norm_statistics_change_when_the_pads_are_counted():
-    model, tokenizer = small_model(seed=3)
-    stats = padded_batch_stats(model, tokenizer, SOURCE)
+    fam = small_family(seed=3)
+    stats = padded_batch_stats(fam, SOURCE)
     residual, real = stats.residual, ~stats.pad_mask
-    d = model.config.d_model
+    d = fam.config.d_model
     np.testing.assert_allclose(stats.batch_mean_real, residual[real].mean(0), atol=1e-5)
     np.testing.assert_allclose(stats.batch_std_real, residual[real].std(0), atol=1e-5)
     np.testing.assert_allclose(stats.batch_mean_with_pads, residual.reshape(-1, d).mean(0), atol=1e-5)
@@ -105,27 +107,26 @@ def test_batch_norm_statistics_change_when_the_pads_are_counted():
     assert mean_shift > 0.05 and std_shift > 0.05  # the pads skew BatchNorm...
     assert stats.layer_norm_difference < 1e-5  # ...and leave LayerNorm alone
     # without padding the two BatchNorms agree
-    same = padded_batch_stats(model, tokenizer, SOURCE, other="reverse: hgfedcba")
+    same = padded_batch_stats(fam, SOURCE, other="reverse: hgfedcba")
     assert same.pad_count == 0 and max(same.batch_norm_shift) == 0.0
 
 
 def test_the_padded_batch_runs_the_model_with_the_interventions():
-    model, tokenizer = small_model(seed=3)
-    plain = padded_batch_stats(model, tokenizer, SOURCE)
-    order_blind = padded_batch_stats(
-        model, tokenizer, SOURCE, interventions=Interventions(no_positional=True)
-    )
+    fam = small_family(seed=3)
+    plain = padded_batch_stats(fam, SOURCE)
+    order_blind = padded_batch_stats(fam, SOURCE, interventions=Interventions(no_positional=True))
     assert not np.allclose(plain.residual, order_blind.residual)
     assert order_blind.layer_norm_difference < 1e-5
 
 
 def test_norm_affine_summarises_every_layer_norm():
-    model, _ = small_model(seed=3)
+    fam = small_family(seed=3)
+    model = fam.model
     with torch.no_grad():
         model.decoder_layers[1].cross_sublayer.norm.bias.fill_(0.25)
         model.decoder_layers[1].cross_sublayer.norm.weight.fill_(-2.0)
         model.encoder_layers[0].ffn_sublayer.norm.bias.copy_(torch.linspace(0.0, 1.0, 32))
-    affine = norm_affine(model)
+    affine = norm_affine(fam)
     assert affine.encoder_beta_mean.shape == (2, 2) and affine.decoder_gamma_rms.shape == (2, 3)
     assert affine.decoder_beta_mean[1, 1] == pytest.approx(0.25)
     assert affine.decoder_gamma_rms[1, 1] == pytest.approx(2.0)
@@ -135,9 +136,9 @@ def test_norm_affine_summarises_every_layer_norm():
 
 def test_in_the_trained_model_layer_norm_output_is_flat_while_its_input_varies():
     checkpoint = load_checkpoint(default_checkpoint_path(), "cpu")
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, "reverse: attention")
-    affine = norm_affine(checkpoint.model)
-    norms = engine.encoder.norms  # [L, 2, 4, S]
+    engine = GenerationEngine(checkpoint, "reverse: attention")
+    affine = norm_affine(checkpoint)
+    norms = engine.encoder.extras["norms"]  # [L, 2, 4, S]
     in_std, out_mean, out_std = norms[:, :, 1], norms[:, :, 2], norms[:, :, 3]
     assert (out_std.std(-1) < 0.5 * in_std.std(-1)).all()  # per token, the output spread is steady
     np.testing.assert_allclose(out_std.mean(-1), affine.encoder_gamma_rms, rtol=0.2)  # at about γ's size

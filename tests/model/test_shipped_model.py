@@ -32,7 +32,7 @@ def test_it_is_the_documented_default_model(shipped):
     )
     assert config.norm_placement == "post" and config.positional == "sinusoidal"
     assert default_checkpoint_path().stat().st_size < 10 * 1024**2
-    assert shipped.info["recipe_name"] == "default"
+    assert shipped.metadata["recipe_name"] == "default"
 
 
 PINNED = {
@@ -63,7 +63,7 @@ def test_accuracy_on_a_small_seeded_sample(shipped):
 
 def test_recorded_held_out_evaluation_meets_the_bar(shipped):
     """The final evaluation that training wrote into the checkpoint (1,000 examples per task)."""
-    recorded = shipped.info["eval"]
+    recorded = shipped.metadata["eval"]
     assert recorded["reverse"]["n"] == 1000
     assert recorded["reverse"]["accuracy"] >= 0.99
     assert recorded["sort"]["accuracy"] >= 0.99
@@ -73,7 +73,7 @@ def test_recorded_held_out_evaluation_meets_the_bar(shipped):
 
 
 def test_a_cross_attention_head_follows_the_mirrored_character(shipped):
-    roles = head_roles(shipped.model, shipped.tokenizer, n=40, seed=5)
+    roles = head_roles(shipped, n=40, seed=5)
     layer, head, share = roles.best_mirror_head()
     assert share >= 0.9, roles.table()
 

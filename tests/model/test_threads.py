@@ -8,13 +8,14 @@ LARGE = TransformerConfig(
 
 
 def test_small_models_step_on_one_thread_whatever_the_machine():
-    assert [step_threads(SMALL, cores) for cores in (1, 2, 8, 64)] == [1, 1, 1, 1]
+    assert [step_threads(SMALL.parameter_count(), cores) for cores in (1, 2, 8, 64)] == [1, 1, 1, 1]
 
 
 def test_large_models_leave_cores_for_the_gui_and_stop_at_the_cap():
-    assert step_threads(LARGE, 2) == 1
-    assert step_threads(LARGE, 6) == 3
-    assert step_threads(LARGE, 64) == MAX_STEP_THREADS
+    parameters = LARGE.parameter_count()
+    assert step_threads(parameters, 2) == 1
+    assert step_threads(parameters, 6) == 3
+    assert step_threads(parameters, 64) == MAX_STEP_THREADS
 
 
 def test_a_model_not_known_yet_gets_what_any_model_would_on_that_machine():

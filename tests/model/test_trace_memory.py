@@ -5,20 +5,21 @@ from dataclasses import replace
 import torch
 
 from model.generation.engine import GenerationEngine
-from tests.factories import small_model
+from tests.factories import small_family
 
 
 def test_step_records_hold_one_row_per_step_and_nothing_more():
-    model, tokenizer = small_model(seed=4, max_len=48)
-    engine = GenerationEngine(model, tokenizer, "reverse: memory")
+    fam = small_family(seed=4, max_len=48)
+    tokenizer = fam.tokenizer
+    engine = GenerationEngine(fam, "reverse: memory")
     with torch.no_grad():
         for _ in range(30):
             record = engine.step()
             if record is not None and record.token_id == tokenizer.eos_id:
                 engine.force(tokenizer.index["a"])
     snapshot = engine.snapshot()
-    config, steps = snapshot.config, len(snapshot.steps)
-    layers, heads, vocab = config.n_decoder_layers, config.n_heads, config.vocab_size
+    config, steps = snapshot.info.config, len(snapshot.steps)
+    layers, heads, vocab = config["n_decoder_layers"], config["n_heads"], config["vocab_size"]
     source = len(snapshot.encoder.src_ids)
     float_bytes = 4
     per_step_fixed = float_bytes * (

@@ -14,9 +14,9 @@ def test_tiny_recipe_trains_writes_a_checkpoint_and_lowers_the_loss(tmp_path):
     lines = []
     result = train(RECIPES["tiny"], out, recipe_name="tiny", device="cpu", progress=lines.append)
     checkpoint = load_checkpoint(out, "cpu")
-    assert checkpoint.info["steps_done"] == RECIPES["tiny"].steps
-    assert checkpoint.info["recipe_name"] == "tiny"
-    assert set(checkpoint.info["eval"]) >= {"reverse", "sort", "date"}
+    assert checkpoint.metadata["steps_done"] == RECIPES["tiny"].steps
+    assert checkpoint.metadata["recipe_name"] == "tiny"
+    assert set(checkpoint.metadata["eval"]) >= {"reverse", "sort", "date"}
     assert trainstate_path(out).exists()
     assert result.report.total["reverse"] == RECIPES["tiny"].final_eval_n
     assert any("step 15" in line for line in lines)
@@ -28,7 +28,7 @@ def test_resume_continues_where_the_run_stopped_and_matches_an_unbroken_run(tmp_
     train(recipe, whole, device="cpu", progress=lambda _: None)
     broken = tmp_path / "broken.safetensors"
     stopped = train(recipe, broken, device="cpu", stop_after=17, progress=lambda _: None)
-    assert stopped.steps == 17 and load_checkpoint(broken, "cpu").info["steps_done"] == 17
+    assert stopped.steps == 17 and load_checkpoint(broken, "cpu").metadata["steps_done"] == 17
     resumed = train(recipe, broken, device="cpu", resume=True, progress=lambda _: None)
     assert resumed.steps == recipe.steps
     a = load_checkpoint(whole, "cpu").model.state_dict()
@@ -68,7 +68,7 @@ def test_a_second_stage_starts_from_the_first_and_records_it(tmp_path):
         init=first,
         progress=lambda _: None,
     )
-    info = load_checkpoint(second, "cpu").info
+    info = load_checkpoint(second, "cpu").metadata
     assert info["initialized_from"]["recipe_name"] == "tiny"
     assert info["initialized_from"]["steps_done"] == RECIPES["tiny"].steps
     a = load_checkpoint(first, "cpu").model.state_dict()

@@ -13,6 +13,7 @@ import torch
 
 from model.core.tokenizer import CharTokenizer
 from model.generation.engine import GenerationEngine
+from model.transformer.family import TransformerFamily
 from model.transformer.model import Transformer, TransformerConfig
 from visualizer.bench.paint import measure_paint
 from visualizer.session import Session, SnapshotReady
@@ -136,13 +137,13 @@ def test_a_step_through_the_session_shows_the_engines_pooled_weights(grid):
     torch.manual_seed(0)
     model = Transformer(config).eval()
     source = "".join(np.random.default_rng(0).choice(list(string.ascii_lowercase), 249))
-    snapshot = GenerationEngine(model, tokenizer, source).snapshot()
+    snapshot = GenerationEngine(TransformerFamily(model, tokenizer), source).snapshot()
     session = grid.session
     session.set_kind("enc_self")
     session.apply(SnapshotReady(1, session.generation, snapshot))
     layout = grid.layout_
     assert layout.pooled and layout.queries == layout.keys == 250
-    self_attn = snapshot.encoder.self_attn
+    self_attn = snapshot.encoder.attention["enc_self"]
     np.testing.assert_array_equal(grid.cell_pixels(1, 3), expected_cell(self_attn[1, 3], layout, grid.lut))
     mean = self_attn[0].mean(0)
     np.testing.assert_array_equal(grid.cell_pixels(0, MEAN), expected_cell(mean, layout, grid.lut))

@@ -17,7 +17,7 @@ from visualizer.session import Session
 
 def engine_after(path, source: str, steps: int) -> GenerationEngine:
     checkpoint = load_checkpoint(path, "cpu")
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, source)
+    engine = GenerationEngine(checkpoint, source)
     for _ in range(steps):
         engine.step()
     return engine
@@ -40,28 +40,28 @@ def test_heatmaps_show_exactly_the_engine_arrays(harness, tiny_checkpoint_path):
     harness.session.set_kind("cross")
     for layer in range(config.n_decoder_layers):
         for head in range(config.n_heads):
-            expected = np.stack([step.cross[layer, head] for step in engine.steps])
+            expected = np.stack([step.attention["cross"][layer, head] for step in engine.steps])
             np.testing.assert_allclose(grid.cell_matrix(layer, head), expected, atol=1e-6)
         mean = grid.cell_matrix(layer, None)
-        np.testing.assert_allclose(mean, np.stack([s.cross[layer] for s in engine.steps]).mean(1), atol=1e-6)
+        np.testing.assert_allclose(mean, np.stack([s.attention["cross"][layer] for s in engine.steps]).mean(1), atol=1e-6)
     # the pixels drawn are the colour map's colours of those weights
     pixels = grid.cell_pixels(1, 2)
     layout = grid.layout_
     for query, key in [(0, 0), (2, 5), (1, len(engine.encoder.tokens) - 1)]:
         y = np.nonzero(layout.rows == query)[0][0]
         x = np.nonzero(layout.cols == key)[0][0]
-        weight = engine.steps[query].cross[1, 2, key]
+        weight = engine.steps[query].attention["cross"][1, 2, key]
         np.testing.assert_array_equal(pixels[y, x], grid.lut[int(weight * 255 + 0.5)])
     harness.session.set_kind("dec_self")
     shown = grid.cell_matrix(1, 2)
     assert shown.shape == (3, 3)
     for t, step in enumerate(engine.steps):
-        np.testing.assert_allclose(shown[t, : t + 1], step.dec_self[1, 2], atol=1e-6)
+        np.testing.assert_allclose(shown[t, : t + 1], step.attention["dec_self"][1, 2], atol=1e-6)
         assert np.isnan(shown[t, t + 1 :]).all()  # the causal mask: drawn as masked, not as 0
     masked_pixel = grid.cell_pixels(1, 2)[0, -1]  # query 0, key 2: the future
     np.testing.assert_array_equal(masked_pixel, [0x5A, 0x5A, 0x5A, 255])
     harness.session.set_kind("enc_self")
-    np.testing.assert_allclose(grid.cell_matrix(0, 1), engine.encoder.self_attn[0, 1], atol=1e-6)
+    np.testing.assert_allclose(grid.cell_matrix(0, 1), engine.encoder.attention["enc_self"][0, 1], atol=1e-6)
 
 
 def test_step_back_play_reset_and_run_to_end_by_keyboard(harness):
@@ -114,12 +114,12 @@ def test_clicking_a_head_enlarges_it_and_hover_reads_the_weight(harness, tiny_ch
     assert (harness.session.layer, harness.session.head) == (1, 3)
     engine = engine_after(tiny_checkpoint_path, "reverse: abcdef", 3)
     np.testing.assert_allclose(
-        harness.window.detail.shown, np.stack([s.cross[1, 3] for s in engine.steps]), atol=1e-6
+        harness.window.detail.shown, np.stack([s.attention["cross"][1, 3] for s in engine.steps]), atol=1e-6
     )
     texts = []
     grid.hovered.connect(texts.append)
     grid.on_mouse_moved(scene_pos)
-    weight = engine.steps[2].cross[1, 3, 4]
+    weight = engine.steps[2].attention["cross"][1, 3, 4]
     assert texts[-1].endswith(f"{weight:.3f}")
     assert "'v'" in texts[-1]  # key 4 of "reverse: abcdef" is the 'r'…'v' — the fifth character
     harness.qtbot.keyClick(harness.window.grid, Qt.Key.Key_M)
@@ -173,7 +173,7 @@ def test_exports_write_png_svg_and_a_trace_equal_to_the_engine(harness, tmp_path
     assert harness.window.export_trace(str(tmp_path / "t.npz"))
     arrays = np.load(tmp_path / "t.npz")
     engine = engine_after(tiny_checkpoint_path, "reverse: abcdef", 3)
-    np.testing.assert_allclose(arrays["cross"][:, :, 1], engine.steps[1].cross, atol=1e-6)
+    np.testing.assert_allclose(arrays["cross"][:, :, 1], engine.steps[1].attention["cross"], atol=1e-6)
     assert json.loads((tmp_path / "t.json").read_text())["source"] == "reverse: abcdef"
 
 
@@ -199,8 +199,12 @@ def test_settings_are_remembered(qtbot, settings, harness, tiny_checkpoint_path)
     )
     assert window.decoding.strategy.currentData() == "topk"
     assert window.step_controls.speed.value() == 12
-    assert window.kind_tabs.currentIndex() == 1
     assert window.recent_files()[0] == str(tiny_checkpoint_path)
+    # the attention tabs are built from the model's kinds once a model loads: the remembered one is shown
+    window.open_checkpoint(tiny_checkpoint_path)
+    qtbot.waitUntil(lambda: window.session.snapshot is not None and not window.session.busy, timeout=20_000)
+    assert window.session.kind == "dec_self"
+    assert window.kind_tabs.currentIndex() == 1 and window.kind_tabs.tabData(1) == "dec_self"
     window.close()
 
 
@@ -302,8 +306,10 @@ def test_a_lazy_window_paints_its_tabs_first_and_builds_the_panels_after_torch(q
     window.show()
     qtbot.waitUntil(lambda: len(window.panels) == len(PANELS), timeout=30_000)
     assert [panel.key for panel in window.panels] == [entry.key for entry in PANELS]
-    assert [window.pages.widget(i) for i in range(1, window.pages.count())] == window.panels
-    assert window.pages.currentWidget() is window.panels[[e.key for e in PANELS].index("layernorm")]
+    # each tab is the panel's page: the panel, or why the loaded model cannot be shown there
+    assert [window.pages.widget(i) for i in range(1, window.pages.count())] == window.panel_pages
+    assert [page.panel for page in window.panel_pages] == window.panels
+    assert window.pages.currentWidget().panel is window.panels[[e.key for e in PANELS].index("layernorm")]
     window.open_checkpoint(default_checkpoint_path())
     qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=30_000)
     assert window.cuda_action.text() in ("CUDA", "CUDA (not available)")

@@ -150,7 +150,12 @@ def test_by_default_the_heatmap_follows_the_output(harness, beam):
     for layer, head in [(0, 0), (1, 3), (1, None)]:
         session.select_head(layer, head)
         harness.wait_idle()
-        expected = np.stack([s.cross[layer].mean(0) if head is None else s.cross[layer, head] for s in steps])
+        expected = np.stack(
+            [
+                s.attention["cross"][layer].mean(0) if head is None else s.attention["cross"][layer, head]
+                for s in steps
+            ]
+        )
         np.testing.assert_allclose(beam.shown, expected, atol=1e-5)
         np.testing.assert_array_equal(beam.matrix.image.image, beam.shown)
     session.go_to_step(1)
@@ -170,13 +175,12 @@ def test_selecting_a_node_shows_its_teacher_forced_attention(harness, beam, tiny
     path = result.path(node.id)
     beam.select_node(node.id)
     harness.wait_idle()
-    record = teacher_force(
-        tiny_checkpoint.model, tiny_checkpoint.tokenizer, snapshot.source, as_text(tokenizer, path)
-    )
+    record = teacher_force(tiny_checkpoint, snapshot.source, as_text(tokenizer, path))
+    record_cross = record.attention("cross").weights
     for layer, head in [(0, 1), (1, 2), (0, None)]:
         harness.session.select_head(layer, head)
         harness.wait_idle()
-        cross = record.cross[layer].mean(0) if head is None else record.cross[layer, head]
+        cross = record_cross[layer].mean(0) if head is None else record_cross[layer, head]
         np.testing.assert_allclose(beam.shown, cross[: len(path)], atol=1e-5)
         np.testing.assert_array_equal(beam.matrix.image.image, beam.shown)
     title = beam.heat_title.text
@@ -223,18 +227,20 @@ def test_finished_hypotheses_of_the_shipped_model(harness, qtbot):
     panel.select_node(runner_up.id)
     harness.wait_idle()
     checkpoint = load_checkpoint(default_checkpoint_path(), "cpu")
-    record = teacher_force(checkpoint.model, checkpoint.tokenizer, snapshot.source, as_text(tokenizer, path))
+    record = teacher_force(checkpoint, snapshot.source, as_text(tokenizer, path))
+    record_cross = record.attention("cross").weights
     session.select_head(1, 0)
     harness.wait_idle()
-    assert record.cross.shape[2] == len(path)  # one row per token written, <eos> included
-    np.testing.assert_allclose(panel.shown, record.cross[1, 0], atol=1e-5)
+    assert record_cross.shape[2] == len(path)  # one row per token written, <eos> included
+    np.testing.assert_allclose(panel.shown, record_cross[1, 0], atol=1e-5)
     assert "finished" in panel.heat_title.text
 
 
 def test_the_panel_speaks_chinese(harness, beam):
     step(harness, 2)
     harness.session.set_language("zh")
-    assert harness.window.pages.tabText(harness.window.pages.indexOf(beam)) == "束搜索"
+    page = next(page for page in harness.window.panel_pages if page.panel is beam)  # the tab holds the panel's page
+    assert harness.window.pages.tabText(harness.window.pages.indexOf(page)) == "束搜索"
     assert "束搜索" in beam.explanation.text() and "已剪枝" in beam.legend.text()
     assert beam.tree.headers[0].text() == "第 1 步" and beam.tree.headers[-1].text() == "起点"
     assert beam.head_combo.itemText(0) == "平均"

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from model.generation.engine import NORM_STATS
-from model.probes.norm_stats import PaddedBatchStats, norm_affine, padded_batch_stats
+from model.interface import Interventions
+from model.probes.norm_stats import NORM_STATS, PaddedBatchStats, norm_affine, padded_batch_stats
 from model.transformer.checkpoint import load_checkpoint
-from model.transformer.model import Interventions
 from visualizer.session import ComputeRequest
 
 
@@ -37,11 +36,11 @@ def test_decoder_statistics_are_the_step_records(harness, panel):
         session.step_forward()
         harness.wait_idle()
     steps = session.snapshot.steps
-    for layer in range(session.snapshot.config.n_decoder_layers):
+    for layer in range(session.snapshot.info.config["n_decoder_layers"]):
         session.select_head(layer, session.head)
         assert panel.layer_box.currentIndex() == layer and panel.stack.currentIndex() == 1
         for sublayer in range(3):
-            expected = np.stack([record.norms[layer, sublayer] for record in steps], axis=-1)
+            expected = np.stack([record.extras["norms"][layer, sublayer] for record in steps], axis=-1)
             np.testing.assert_array_equal(shown_stats(panel, sublayer), expected)
             np.testing.assert_array_equal(panel.curves[sublayer]["in_mean"].xData, np.arange(3))
     ticks = panel.std_plots[0].getAxis("bottom")._tickLevels[0]
@@ -56,11 +55,11 @@ def test_encoder_statistics_are_the_encoder_records_and_the_controls_drive_the_s
     assert session.kind == "enc_self"
     assert len(panel.curves) == 2
     encoder = session.snapshot.encoder
-    for layer in range(session.snapshot.config.n_encoder_layers):
+    for layer in range(session.snapshot.info.config["n_encoder_layers"]):
         panel.layer_box.setCurrentIndex(layer)
         assert session.layer == layer
         for sublayer in range(2):
-            np.testing.assert_array_equal(shown_stats(panel, sublayer), encoder.norms[layer, sublayer])
+            np.testing.assert_array_equal(shown_stats(panel, sublayer), encoder.extras["norms"][layer, sublayer])
     ticks = panel.mean_plots[1].getAxis("bottom")._tickLevels[0]
     assert [label for _, label in ticks] == [t if t != " " else "␣" for t in encoder.tokens]
     panel.stack.setCurrentIndex(1)
@@ -71,7 +70,7 @@ def test_reference_lines_are_the_learned_beta_and_gamma(harness, panel, tiny_che
     harness.session.set_kind("enc_self")
     harness.session.select_head(1, None)
     harness.wait_idle()
-    affine = norm_affine(load_checkpoint(tiny_checkpoint_path, "cpu").model)
+    affine = norm_affine(load_checkpoint(tiny_checkpoint_path, "cpu"))
     for sublayer, (beta_line, gamma_line) in enumerate(panel.references):
         assert beta_line.isVisible() and gamma_line.isVisible()
         assert beta_line.value() == pytest.approx(float(affine.encoder_beta_mean[1, sublayer]))
@@ -84,7 +83,7 @@ def test_padded_batch_shows_batch_norm_skewed_and_layer_norm_unchanged(harness, 
     assert isinstance(stats, PaddedBatchStats)
     assert stats.texts == ("reverse: abcdef", "reverse: abc")
     checkpoint = load_checkpoint(tiny_checkpoint_path, "cpu")
-    expected = padded_batch_stats(checkpoint.model, checkpoint.tokenizer, "reverse: abcdef")
+    expected = padded_batch_stats(checkpoint, "reverse: abcdef")
     np.testing.assert_allclose(stats.residual, expected.residual, atol=1e-5)
     # the BatchNorm curves: per feature, real tokens only and pads included
     for name in ("mean", "std"):
@@ -103,7 +102,7 @@ def test_padded_batch_shows_batch_norm_skewed_and_layer_norm_unchanged(harness, 
     )
     assert panel.pad_regions[0].getRegion() == (n_real - 0.5, len(stats.tokens[row]) - 0.5)
     # row 0 is the shown source: its LayerNorm statistics are the engine's at the first Add & Norm
-    recorded = session.snapshot.encoder.norms[0, 0]
+    recorded = session.snapshot.encoder.extras["norms"][0, 0]
     np.testing.assert_allclose(stats.layer_mean[0], recorded[0], atol=1e-5)
     np.testing.assert_allclose(stats.layer_std[0], recorded[1], atol=1e-5)
     text = panel.batch_label.text()

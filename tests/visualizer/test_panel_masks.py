@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from model.probes.attention_batch import capture_padded_batch
+from model.probes.teacher_forcing import teacher_force_batch
 from model.transformer.checkpoint import load_checkpoint
 
 
@@ -25,7 +25,7 @@ def test_stages_equal_the_model_and_minus_infinity_sits_exactly_on_the_mask(harn
     snapshot = harness.session.snapshot
     target = snapshot.tokenizer.decode(snapshot.output_ids[:3])
     checkpoint = load_checkpoint(tiny_checkpoint_path, "cpu")
-    [expected] = capture_padded_batch(checkpoint.model, checkpoint.tokenizer, [snapshot.source], [target])
+    [expected] = teacher_force_batch(checkpoint, [snapshot.source], [target])
     dec = expected.attention["dec_self"]
     cells = {stage: panel.cells[(0, stage)] for stage in ("raw", "scaled", "mask", "masked", "softmax")}
     np.testing.assert_allclose(cells["raw"].shown, dec.scores[1, 2], atol=1e-5)
@@ -38,7 +38,7 @@ def test_stages_equal_the_model_and_minus_infinity_sits_exactly_on_the_mask(harn
     np.testing.assert_allclose(cells["softmax"].image.image, dec.weights[1, 2], atol=1e-6)
     # and the teacher-forced rows are exactly what the engine computed step by step
     for t, step in enumerate(snapshot.steps):
-        np.testing.assert_allclose(cells["softmax"].image.image[t, : t + 1], step.dec_self[1, 2], atol=1e-5)
+        np.testing.assert_allclose(cells["softmax"].image.image[t, : t + 1], step.attention["dec_self"][1, 2], atol=1e-5)
     # the causal mask: strictly above the diagonal
     np.testing.assert_array_equal(dec.mask, np.triu(np.ones_like(dec.mask), 1))
 
@@ -86,7 +86,7 @@ def test_teacher_forced_target_shows_per_position_loss(harness):
 
 
 def test_a_failing_computation_is_reported_in_the_panel_and_not_retried(harness, monkeypatch):
-    import model.probes.attention_batch as attention_batch
+    import model.probes.teacher_forcing as teacher_forcing
     import visualizer.panels.masks as masks
 
     calls = []
@@ -95,7 +95,7 @@ def test_a_failing_computation_is_reported_in_the_panel_and_not_retried(harness,
         calls.append(1)
         raise RuntimeError("simulated failure in a what-if")
 
-    monkeypatch.setattr(masks, "capture_padded_batch", explode)
+    monkeypatch.setattr(masks, "teacher_force_batch", explode)
     panel = masks_panel(harness)
     harness.wait_idle()
     assert panel.failure.isVisible() and "simulated failure" in panel.failure.text()
@@ -105,7 +105,7 @@ def test_a_failing_computation_is_reported_in_the_panel_and_not_retried(harness,
     harness.session.step_forward()  # stepping still works while a panel has failed
     harness.wait_idle()
     assert len(harness.session.snapshot.steps) == 1
-    assert attention_batch.capture_padded_batch is not explode
+    assert teacher_forcing.teacher_force_batch is not explode
 
 
 def test_the_last_step_at_the_maximum_length_still_draws(harness):
@@ -115,7 +115,7 @@ def test_the_last_step_at_the_maximum_length_still_draws(harness):
     panel = masks_panel(harness)
     harness.wait_idle()
     assert not panel.failure.isVisible()
-    assert len(panel.items[0].target) <= snapshot.config.max_len - 1
+    assert len(panel.items[0].target) <= snapshot.info.max_target_len - 1
 
 
 def test_the_panel_chooses_the_kind_of_attention_and_shows_cross_padding(harness):

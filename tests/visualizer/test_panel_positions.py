@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from model.generation.engine import record_encoder
+from model.interface import Interventions
 from model.transformer.checkpoint import load_checkpoint, save_checkpoint
-from model.transformer.model import Interventions
 from tests.factories import small_model
 from visualizer.panels.positions import (
     binary_code,
@@ -150,15 +150,14 @@ def test_removing_positional_encoding_makes_the_encoder_order_blind(harness, tin
     assert panel.all_heads_deviation["without_pe"] < 1e-5
 
     # the drawn matrices are the encoder's, run here independently on the same weights
-    model, tokenizer = tiny_checkpoint.model, tiny_checkpoint.tokenizer
     swapped_source = swap_chars(SOURCE, 9, 10)
     layer, head = harness.session.layer, harness.session.head
     for column, (text, no_pe) in enumerate(
         ((SOURCE, False), (swapped_source, False), (SOURCE, True), (swapped_source, True))
     ):
-        _, record = record_encoder(model, tokenizer, text, Interventions(no_positional=no_pe))
+        _, record = record_encoder(tiny_checkpoint, text, Interventions(no_positional=no_pe))
         np.testing.assert_allclose(
-            panel.swap_matrices[column].image.image, record.self_attn[layer, head], atol=1e-6
+            panel.swap_matrices[column].image.image, record.attention["enc_self"][layer, head], atol=1e-6
         )
 
     # the mean of heads of another layer: still order-blind without PE

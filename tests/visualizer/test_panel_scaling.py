@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from model.probes.attention_batch import capture_padded_batch
+from model.interface import Interventions
+from model.probes.teacher_forcing import teacher_force_batch
 from model.transformer.checkpoint import load_checkpoint
-from model.transformer.model import Interventions
 
 
 def test_both_runs_and_entropies_equal_the_model(harness, tiny_checkpoint_path):
@@ -21,9 +21,9 @@ def test_both_runs_and_entropies_equal_the_model(harness, tiny_checkpoint_path):
     snapshot = harness.session.snapshot
     target = snapshot.tokenizer.decode(snapshot.output_ids[:2])
     checkpoint = load_checkpoint(tiny_checkpoint_path, "cpu")
-    [scaled] = capture_padded_batch(checkpoint.model, checkpoint.tokenizer, [snapshot.source], [target])
-    [unscaled] = capture_padded_batch(
-        checkpoint.model, checkpoint.tokenizer, [snapshot.source], [target], Interventions(no_scaling=True)
+    [scaled] = teacher_force_batch(checkpoint, [snapshot.source], [target])
+    [unscaled] = teacher_force_batch(
+        checkpoint, [snapshot.source], [target], Interventions(no_scaling=True)
     )
     np.testing.assert_allclose(panel.scaled.shown, scaled.attention["cross"].weights[1, 3], atol=1e-6)
     np.testing.assert_allclose(panel.unscaled.shown, unscaled.attention["cross"].weights[1, 3], atol=1e-6)

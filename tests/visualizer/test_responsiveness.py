@@ -63,6 +63,6 @@ def test_event_loop_stays_responsive_while_a_large_checkpoint_loads_and_a_genera
         session.toggle_play()
         harness.qtbot.waitUntil(lambda: not session.playing, timeout=60_000)
         elapsed = time.perf_counter() - started
-    assert len(session.snapshot.steps) == session.model.config.max_len
+    assert len(session.snapshot.steps) == session.model.family.max_target_len
     print(f"worst event-loop delay {watch.worst_ms} ms over {elapsed:.1f} s of model work")
     assert watch.worst_ms < BUDGET_MS, watch.long_gaps

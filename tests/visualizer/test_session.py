@@ -15,7 +15,7 @@ def loaded_session() -> tuple[Session, list]:
 
 def test_a_key_is_asked_once_while_in_flight_and_once_answered():
     session, sent = loaded_session()
-    job = lambda checkpoint, snapshot: 42  # noqa: E731
+    job = lambda model_family, snapshot: 42  # noqa: E731
     session.compute(("k",), job)
     session.compute(("k",), job)
     assert len(sent) == 1 and isinstance(sent[0], ComputeRequest)

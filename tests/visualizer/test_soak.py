@@ -26,7 +26,7 @@ from model.generation.decoding_settings import STRATEGIES, DecodingSettings
 from model.transformer.checkpoint import default_checkpoint_path
 from visualizer.main_window import MainWindow
 from visualizer.panels.registry import PANEL_KEYS
-from visualizer.session import ATTENTION_KINDS, MAX_COMPUTED, ComputeRequest, Session
+from visualizer.session import MAX_COMPUTED, ComputeRequest, Session
 
 FULL = os.environ.get("ATTNVIZ_SOAK") == "full"
 OPERATIONS = 10_000 if FULL else 1_500  # the short form: about 30 s on two cores
@@ -108,9 +108,9 @@ def view_name(window: MainWindow, view: QGraphicsView, index: int) -> str:
 def label_pool_bound(window: MainWindow) -> int:
     """The most token labels the grid can show at once: every key under every column of the
     bottom layer, every query right of every layer."""
-    config = window.session.model.config
-    layers = max(config.n_encoder_layers, config.n_decoder_layers)
-    return (config.n_heads + 1) * config.max_len + layers * config.max_len
+    config = window.session.model.family.config
+    layers = max(config["n_encoder_layers"], config["n_decoder_layers"])
+    return (config["n_heads"] + 1) * config["max_len"] + layers * config["max_len"]
 
 
 class Driver:
@@ -140,11 +140,11 @@ class Driver:
             token = tokenizer.eos_id if rng.random() < 0.1 else tokenizer.encode(rng.choice(LETTERS)).ids[0]
             session.force_token(token)
         elif name == "kind":
-            session.set_kind(rng.choice(ATTENTION_KINDS))
+            session.set_kind(rng.choice(session.kinds))
         elif name == "head" and session.model is not None:
-            config = session.model.config
-            layer = rng.randrange(max(config.n_encoder_layers, config.n_decoder_layers))
-            session.select_head(layer, rng.choice([None, *range(config.n_heads)]))
+            config = session.model.family.config
+            layer = rng.randrange(max(config["n_encoder_layers"], config["n_decoder_layers"]))
+            session.select_head(layer, rng.choice([None, *range(config["n_heads"])]))
         elif name == "page":
             self.window.show_panel(rng.choice(PAGES))
         elif name == "source":

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from visualizer.events import Subscriptions
+from visualizer.panels.registry import ENTRIES
 from visualizer.session import Session
 
 WHAT_IF_STYLE = (
@@ -43,6 +44,7 @@ class ConceptPanel(QWidget):
         self.failure.setStyleSheet("color: #c62828; font-weight: bold; padding: 2px")
         self.failure.hide()
         self.outer.addWidget(self.failure)
+        self.unsupported: str | None = None  # why the loaded model cannot be shown here
         self.stale = True
         self.subscriptions = Subscriptions(
             (session.cursor_changed, self.on_state_changed),
@@ -50,8 +52,17 @@ class ConceptPanel(QWidget):
             (session.selection_changed, self.on_state_changed),
             (session.computed_changed, self.on_computed),
             (session.language_changed, self.on_language_changed),
+            (session.model_changed, self.on_model_changed),
         )
         self.on_language_changed(session.language)
+        if session.model is not None:
+            self.on_model_changed(session.model)
+
+    def on_model_changed(self, model) -> None:
+        """Check the new model against what the panel needs (``registry.PanelEntry.needs``);
+        an unsupported panel asks the model for nothing (the window shows why instead)."""
+        self.unsupported = ENTRIES[self.key].unsupported(model.family if model is not None else None)
+        self.on_state_changed()
 
     def detach(self) -> None:
         self.subscriptions.close()
@@ -84,7 +95,8 @@ class ConceptPanel(QWidget):
 
     def update_view(self) -> None:
         self.stale = False
-        self.refresh()
+        if self.unsupported is None:
+            self.refresh()
 
     def show_what_if(self, text: str | None) -> None:
         """A banner that says a what-if is active (the picture is not the model as trained)."""

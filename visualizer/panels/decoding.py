@@ -10,6 +10,7 @@ token at this step (``Session.force_token``: a branch).
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -209,10 +210,6 @@ def superscript(k: int) -> str:
     return str(k).translate(SUPERSCRIPTS)
 
 
-def escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 class DecodingPanel(ConceptPanel):
     key = "decoding"
     titles = TITLES["decoding"]
@@ -345,11 +342,11 @@ class DecodingPanel(ConceptPanel):
         tokenizer = snapshot.tokenizer
         self.bars = bars = bar_data(step, session.settings, tokenizer)
         self.draw_bars(bars, step.forced)
-        token = escape(display_token(tokenizer.token_text(step.token_id)))
+        token = html.escape(display_token(tokenizer.token_text(step.token_id)))
         how = self.text("forced") if step.forced else self.text("sampled").format(p=step.probs[step.token_id])
         heading = self.text("heading").format(
             step=session.cursor + 1,
-            input=escape(display_token(tokenizer.token_text(step.input_id))),
+            input=html.escape(display_token(tokenizer.token_text(step.input_id))),
             token=token,
             how=how,
         )

@@ -13,8 +13,7 @@ source's attention is the original's with rows and columns permuted, ``A' = P A 
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -29,10 +28,21 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from model.generation.engine import record_encoder
-from model.interface import Interventions
-from model.probes.positions import positional_table
+from model.probes.positions import (
+    EncodingTable,
+    SwapComparison,
+    binary_code,
+    compare_swap,
+    default_pair,
+    default_swap,
+    diagonal_deviation,
+    gram,
+    permuted_deviation,
+    positional_table,
+    wavelength,
+)
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.positions_text import TEXT
 from visualizer.panels.registry import TITLES
 from visualizer.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, SELECTED_COLOR, MatrixPlot, display_token
@@ -43,207 +53,13 @@ LABEL_COLOR = "#dddddd"
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-# -- plain data and arithmetic, no Qt ------------------------------------------------------
-@dataclass(frozen=True)
-class EncodingTable:
-    """What the live model adds at each position."""
-
-    kind: str  # "sinusoidal", "learned" or "none" (the model's config.positional)
-    table: np.ndarray  # [max_len, d_model]
-
-
 def encoding_job(model, _snapshot) -> EncodingTable:
     """Runs on the worker: the model's positional encoding for every position it can read."""
     return EncodingTable(model.info.capabilities.positional, positional_table(model))
 
 
-def wavelength(pair: int, d_model: int) -> float:
-    """Wavelength (in positions) of dimensions 2i and 2i+1: 2π·10000^(2i/d)."""
-    return 2 * math.pi * 10000.0 ** (2 * pair / d_model)
-
-
-def default_pair(d_model: int, max_len: int) -> int:
-    """The pair whose wavelength is closest to the longest sequence: about one period is visible."""
-    pair = round(d_model / 2 * math.log(max_len / (2 * math.pi)) / math.log(10000.0))
-    return min(max(pair, 0), d_model // 2 - 1)
-
-
-def binary_code(length: int) -> np.ndarray:
-    """[length, bits] the bits of 0..length-1, lowest bit first (it flips fastest, as dim 0 does)."""
-    bits = max(1, (length - 1).bit_length())
-    positions = np.arange(length)[:, None]
-    return ((positions >> np.arange(bits)[None, :]) & 1).astype(np.float32)
-
-
-def gram(table: np.ndarray) -> np.ndarray:
-    """PE·PEᵀ: [positions, positions] dot products of every pair of position vectors."""
-    table = table.astype(np.float64)
-    return table @ table.T
-
-
-def diagonal_deviation(matrix: np.ndarray) -> float:
-    """The largest spread (max − min) along any diagonal: 0 when entries depend only on q − p."""
-    n = matrix.shape[0]
-    spreads = [np.ptp(np.diagonal(matrix, offset)) for offset in range(-(n - 1), n)]
-    return float(max(spreads))
-
-
-def default_swap(source: str) -> tuple[int, int]:
-    """Two positions to swap: the first characters after a "task: " prefix that differ."""
-    prefix = source.find(": ")
-    first = prefix + 2 if 0 <= prefix < len(source) - 3 else 0
-    first = min(first, max(len(source) - 2, 0))
-    for second in range(first + 1, len(source)):
-        if source[second] != source[first]:
-            return first, second
-    return first, min(first + 1, max(len(source) - 1, 0))
-
-
-def swap_chars(text: str, a: int, b: int) -> str:
-    chars = list(text)
-    chars[a], chars[b] = chars[b], chars[a]
-    return "".join(chars)
-
-
-def swap_permutation(length: int, a: int, b: int) -> np.ndarray:
-    """perm with perm[a] = b, perm[b] = a: the swapped sequence's token i is the original's perm[i]."""
-    perm = np.arange(length)
-    perm[a], perm[b] = b, a
-    return perm
-
-
-def permuted_deviation(original: np.ndarray, swapped: np.ndarray, perm: np.ndarray) -> float:
-    """max |A_swapped − P A Pᵀ| over the last two axes (query × key)."""
-    permuted = original[..., perm, :][..., :, perm]
-    return float(np.abs(swapped.astype(np.float64) - permuted).max())
-
-
-@dataclass(frozen=True)
-class SwapComparison:
-    """Encoder self-attention of a source and of the source with two characters swapped."""
-
-    tokens: list[str]
-    swapped_tokens: list[str]
-    permutation: np.ndarray  # [S]
-    with_pe: tuple[np.ndarray, np.ndarray]  # (original, swapped), each [L_enc, H, S, S]
-    without_pe: tuple[np.ndarray, np.ndarray]
-
-
-def compare_swap(
-    source: str, a: int, b: int, interventions: Interventions, model, _snapshot
-) -> SwapComparison:
-    """Runs on the worker: the encoder on both sources, with and without positional encoding."""
-    swapped = swap_chars(source, a, b)
-    kind = next(k.name for k in model.info.kinds if not k.per_step)  # the encoder's self-attention
-    runs = {}
-    for no_positional in (False, True):
-        chosen = replace(interventions, no_positional=no_positional)
-        _, original = record_encoder(model, source, chosen)
-        _, changed = record_encoder(model, swapped, chosen)
-        runs[no_positional] = (original, changed)
-    original, changed = runs[False]
-    return SwapComparison(
-        list(original.tokens),
-        list(changed.tokens),
-        swap_permutation(len(original.tokens), a, b),
-        (original.attention[kind], changed.attention[kind]),
-        (runs[True][0].attention[kind], runs[True][1].attention[kind]),
-    )
-
-
 def format_wavelength(value: float) -> str:
     return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
-
-
-TEXT = {
-    "en": {
-        "pair": "pair i:",
-        "what_if": "What-if: remove positional encoding",
-        "swap": "swap source positions",
-        "pe_title": "PE: position (row) × dimension (column)",
-        "bits_title": "position in binary (bits)",
-        "gram_title": "PE·PEᵀ: position × position",
-        "waves_title": "PE[:, 2i] (sin, solid) and PE[:, 2i+1] (cos, dashed) over position",
-        "waves_learned": "PE[:, 2i] (solid) and PE[:, 2i+1] (dashed) over position",
-        "position": "position",
-        "value": "value",
-        "dims": "dims {a}, {b}",
-        "computing": "Asking the model for its positional encoding…",
-        "sinusoidal": "This model adds the fixed sinusoidal encoding (its <code>sinusoid</code> buffer).",
-        "learned": "This model <b>learned</b> its positional embedding: the table, the waves and PE·PEᵀ "
-        "show what training made of it; no wavelength applies.",
-        "none": "This model adds <b>no</b> positional encoding: the table is all zeros, and its encoder "
-        "cannot tell one order of the source from another.",
-        "marks": "Red frame: the source's {n} positions (0–{last}); orange row: position {t}, read by "
-        "the decoder at the shown step.",
-        "marks_no_step": "Red frame: the source's {n} positions (0–{last}).",
-        "diagonal": "PE·PEᵀ: every diagonal (fixed offset q − p) is constant: measured max deviation "
-        "along a diagonal {dev:.2g} (values span {low:.3g} … {high:.3g}).",
-        "diagonal_not": "PE·PEᵀ is <b>not</b> constant along its diagonals (max deviation {dev:.3g}): "
-        "a learned encoding does not promise that similarity depends only on the offset.",
-        "diagonal_none": "PE·PEᵀ is all zeros.",
-        "banner": "What-if active: the source is encoded again WITHOUT positional encoding, beside the "
-        "model as trained (the generation above is unchanged).",
-        "with_pe": "With PE (as trained): max |A′ − P A Pᵀ| = {dev:.3g}",
-        "without_pe": "Without PE: max |A′ − P A Pᵀ| = {dev:.2g}",
-        "order_matters": "order matters",
-        "order_blind": "order-blind: only permuted",
-        "original": "“{text}”",
-        "swapped": "swapped {a}↔{b}",
-        "swap_head": "encoder self-attention · layer {layer} · {who}",
-        "head": "head {h}",
-        "mean": "mean of heads",
-        "same_chars": "the two swapped characters are the same: choose two that differ",
-        "waiting": "running the encoder on both sources…",
-        "swap_info": "P swaps source positions {a} and {b} (‘{ca}’ ↔ ‘{cb}’). Without positional encoding a "
-        "token's vector is its embedding alone, and attention, Add &amp; Norm and the feed-forward network "
-        "treat every position alike, so the encoder cannot see order: the swapped source's attention is the "
-        "original's with rows and columns {a} and {b} exchanged (dashed), A′ = P A Pᵀ. Over all layers "
-        "and heads the max deviation is {on:.3g} with PE and {off:.2g} without.",
-    },
-    "zh": {
-        "pair": "维度对 i：",
-        "what_if": "假设：去掉位置编码",
-        "swap": "交换源序列位置",
-        "pe_title": "PE：位置（行）× 维度（列）",
-        "bits_title": "位置的二进制（各位）",
-        "gram_title": "PE·PEᵀ：位置 × 位置",
-        "waves_title": "PE[:, 2i]（sin，实线）与 PE[:, 2i+1]（cos，虚线）随位置的变化",
-        "waves_learned": "PE[:, 2i]（实线）与 PE[:, 2i+1]（虚线）随位置的变化",
-        "position": "位置",
-        "value": "值",
-        "dims": "第 {a}、{b} 维",
-        "computing": "正在向模型获取它的位置编码…",
-        "sinusoidal": "该模型加的是固定的正弦位置编码（即它的 <code>sinusoid</code> 缓冲区）。",
-        "learned": "该模型的位置嵌入是<b>学习得到的</b>：表格、波形和 PE·PEᵀ 显示训练的结果；"
-        "这里没有波长可言。",
-        "none": "该模型<b>没有</b>位置编码：表格全为零，编码器无法区分源序列的不同顺序。",
-        "marks": "红框：源序列的 {n} 个位置（0–{last}）；橙色行：当前步解码器读取的位置 {t}。",
-        "marks_no_step": "红框：源序列的 {n} 个位置（0–{last}）。",
-        "diagonal": "PE·PEᵀ：每条对角线（固定偏移 q − p）上的值都相同：实测沿对角线的最大偏差 "
-        "{dev:.2g}（取值范围 {low:.3g} … {high:.3g}）。",
-        "diagonal_not": "PE·PEᵀ 沿对角线<b>并不</b>恒定（最大偏差 {dev:.3g}）：学习得到的编码并不保证"
-        "相似度只取决于偏移。",
-        "diagonal_none": "PE·PEᵀ 全为零。",
-        "banner": "假设生效中：源序列在<b>去掉</b>位置编码后重新编码，与训练时的模型并排对比"
-        "（上方的生成过程不受影响）。",
-        "with_pe": "有位置编码（训练时）：max |A′ − P A Pᵀ| = {dev:.3g}",
-        "without_pe": "无位置编码：max |A′ − P A Pᵀ| = {dev:.2g}",
-        "order_matters": "顺序有影响",
-        "order_blind": "对顺序无感：只是置换",
-        "original": "“{text}”",
-        "swapped": "交换 {a}↔{b}",
-        "swap_head": "编码器自注意力 · 第 {layer} 层 · {who}",
-        "head": "第 {h} 个头",
-        "mean": "各头平均",
-        "same_chars": "交换的两个字符相同：请选两个不同的字符",
-        "waiting": "正在对两个源序列运行编码器…",
-        "swap_info": "P 交换源序列的位置 {a} 和 {b}（‘{ca}’ ↔ ‘{cb}’）。"
-        "没有位置编码时，词元的向量只是它的嵌入；注意力、Add &amp; Norm 和前馈网络对每个位置一视同仁，"
-        "所以编码器看不到顺序：交换后源序列的注意力就是原注意力把第 {a}、{b} 行和列互换（虚线），"
-        "A′ = P A Pᵀ。在所有层和头上，最大偏差有位置编码时为 {on:.3g}，无位置编码时为 {off:.2g}。",
-    },
-}
 
 
 # -- drawing helpers -----------------------------------------------------------------------

@@ -2,16 +2,67 @@
 
 Keys and tab titles are known without importing the panels (which import torch), so the
 window can show its tabs before torch is loaded; ``panel_class()`` imports one.
+
+Each panel declares here, in one visible place, the capabilities it needs of the loaded
+model (``needs``: a check of its ``FamilyInfo`` that returns why it cannot be shown, or
+None). A panel the model cannot support is disabled with that line; it is never hidden,
+and never drawn from made-up data.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from model.interface import FamilyInfo
     from visualizer.panels.base import ConceptPanel
+
+Requirement = Callable[["FamilyInfo"], "str | None"]  # None: supported; else why not, in one line
+
+
+def needs_nothing(_info: FamilyInfo) -> str | None:
+    return None
+
+
+def needs_scores(info: FamilyInfo) -> str | None:
+    capabilities = info.capabilities
+    if not capabilities.scores:
+        return "this model does not expose its raw attention scores, so there is no mask to show on them"
+    if not capabilities.teacher_forcing:
+        return "this model cannot be run teacher-forced"
+    return None
+
+
+def needs_position_table(info: FamilyInfo) -> str | None:
+    scheme = info.capabilities.positional
+    if scheme == "none":
+        return "this model has no positional encoding"
+    if scheme not in ("sinusoidal", "learned"):
+        return f"this model's positions are a {scheme.replace('_', ' ')}, not a table added to the tokens"
+    return None
+
+
+def needs_scaling(info: FamilyInfo) -> str | None:
+    capabilities = info.capabilities
+    if not capabilities.scaling:
+        return "this model does not divide its attention scores by √d_k"
+    if not capabilities.supports("no_scaling") or not capabilities.scores:
+        return "this model cannot run without its ÷√d_k for the comparison"
+    return None
+
+
+def needs_layer_norm(info: FamilyInfo) -> str | None:
+    capabilities = info.capabilities
+    if capabilities.norm == "none":
+        return "this model has no normalisation layers"
+    if capabilities.norm != "layernorm":
+        return f"this model normalises with {capabilities.norm}, not LayerNorm"
+    if not capabilities.norm_stats:
+        return "this model does not record statistics around its norms"
+    return None
 
 
 @dataclass(frozen=True)
@@ -19,21 +70,35 @@ class PanelEntry:
     key: str
     titles: dict[str, str]  # tab title per language
     where: str  # "module:Class" within visualizer.panels
+    needs: Requirement = needs_nothing  # what the panel needs of the model
+
+    def unsupported(self, info: FamilyInfo | None) -> str | None:
+        """Why the panel cannot show ``info``'s model, in one line; None when it can (or no
+        model is loaded yet)."""
+        return None if info is None else self.needs(info)
 
     def title(self, language: str) -> str:
         return self.titles.get(language, self.titles["en"])
 
 
 PANELS: tuple[PanelEntry, ...] = (
-    PanelEntry("masks", {"en": "Masks", "zh": "掩码"}, "masks:MasksPanel"),
-    PanelEntry("positions", {"en": "Positional encoding", "zh": "位置编码"}, "positions:PositionsPanel"),
-    PanelEntry("scaling", {"en": "Why ÷√dₖ", "zh": "为何除以 √dₖ"}, "scaling:ScalingPanel"),
-    PanelEntry("layernorm", {"en": "LayerNorm", "zh": "层归一化"}, "layernorm:LayerNormPanel"),
+    PanelEntry("masks", {"en": "Masks", "zh": "掩码"}, "masks:MasksPanel", needs_scores),
+    PanelEntry(
+        "positions",
+        {"en": "Positional encoding", "zh": "位置编码"},
+        "positions:PositionsPanel",
+        needs_position_table,
+    ),
+    PanelEntry("scaling", {"en": "Why ÷√dₖ", "zh": "为何除以 √dₖ"}, "scaling:ScalingPanel", needs_scaling),
+    PanelEntry(
+        "layernorm", {"en": "LayerNorm", "zh": "层归一化"}, "layernorm:LayerNormPanel", needs_layer_norm
+    ),
     PanelEntry("decoding", {"en": "Decoding", "zh": "解码"}, "decoding:DecodingPanel"),
     PanelEntry("beam", {"en": "Beam search", "zh": "束搜索"}, "beam:BeamPanel"),
 )
 PANEL_KEYS = tuple(entry.key for entry in PANELS)
 TITLES = {entry.key: entry.titles for entry in PANELS}
+ENTRIES = {entry.key: entry for entry in PANELS}
 
 
 def panel_class(entry: PanelEntry) -> type[ConceptPanel]:

@@ -1,0 +1,82 @@
+"""The test family in the real window: tabs and keys from its kinds, the grid from its arrays,
+and the panels it cannot support disabled, each saying why — with no change to any widget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from model.generation.engine import GenerationEngine
+from model.registry import open_model, register_family, unregister_family
+from tests.families.toy import ENTRY, HEADS, write_toy
+from visualizer.main_window import MainWindow
+from visualizer.panels.registry import PANELS
+from visualizer.session import Session
+from tests.visualizer.conftest import Harness
+
+
+@pytest.fixture
+def toy_path(tmp_path):
+    register_family(ENTRY)
+    yield write_toy(tmp_path)
+    unregister_family("toy")
+
+
+@pytest.fixture
+def toy_window(qtbot, settings, toy_path):
+    session = Session()
+    session.source = "reverse: abcdef"
+    window = MainWindow(session, settings)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    harness = Harness(qtbot, window)
+    harness.open(toy_path)
+    yield harness
+    window.close()
+
+
+def tab_names(window) -> list[str]:
+    return [window.kind_tabs.tabData(i) for i in range(window.kind_tabs.count())]
+
+
+def test_tabs_keys_and_grid_come_from_the_kinds(toy_window, toy_path, qtbot):
+    window, session = toy_window.window, toy_window.session
+    assert tab_names(window) == ["enc_mix", "alignment"]
+    assert [window.kind_tabs.tabText(i) for i in range(2)] == ["Encoder mixing", "Alignment"]
+    assert session.kind == "alignment"
+    for _ in range(3):
+        qtbot.keyClick(window.grid, Qt.Key.Key_Right)
+        toy_window.wait_idle()
+    engine = GenerationEngine(open_model(toy_path, "cpu"), "reverse: abcdef")
+    for _ in range(3):
+        engine.step()
+    for head in range(HEADS):
+        expected = np.stack([step.attention["alignment"][0, head] for step in engine.steps])
+        np.testing.assert_allclose(window.grid.cell_matrix(0, head), expected, atol=1e-6)
+    qtbot.keyClick(window.grid, Qt.Key.Key_1)  # the first kind, by its number key
+    assert session.kind == "enc_mix" and window.kind_tabs.currentIndex() == 0
+    np.testing.assert_allclose(window.grid.cell_matrix(1, 0), engine.encoder.attention["enc_mix"][1, 0], atol=1e-6)
+    assert "Toy recurrent model" in window.model_label.text()
+
+
+def test_panels_it_cannot_support_say_why(toy_window):
+    window = toy_window.window
+    reasons = {}
+    for entry, page in zip(PANELS, window.panel_pages, strict=True):
+        window.show_panel(entry.key)
+        reasons[entry.key] = page.reason.text() if page.currentWidget() is page.reason else None
+    assert "no positional encoding" in reasons["positions"]
+    assert "raw attention scores" in reasons["masks"]
+    assert "√d_k" in reasons["scaling"] and "no normalisation layers" in reasons["layernorm"]
+    assert reasons["decoding"] is None and reasons["beam"] is None  # these work on any family
+    # the panels behind a reason asked the model for nothing
+    assert not any(key[0] in ("positions", "layernorm") for key in toy_window.session.computed)
+
+
+def test_loading_the_transformer_after_the_toy_restores_everything(toy_window, tiny_checkpoint_path):
+    window = toy_window.window
+    toy_window.open(tiny_checkpoint_path)
+    assert tab_names(window) == ["enc_self", "dec_self", "cross"]
+    assert all(page.currentWidget() is page.panel for page in window.panel_pages)

@@ -1,0 +1,43 @@
+"""View > Compare: a second model on its own session and worker, shown on a Compare page.
+
+``ComparePage`` owns side B (its session, its worker thread, the ``Comparison`` that makes it
+follow the window's session, and the page's widget) and tears it all down when comparing
+stops or the window closes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QTabWidget
+
+from visualizer.compare import Comparison
+from visualizer.session import Session
+from visualizer.widgets.compare_view import CompareView
+from visualizer.worker import WorkerBridge
+
+TITLE = "Compare A | B"
+
+
+class ComparePage:
+    def __init__(self, session: Session, pages: QTabWidget, parent) -> None:
+        self.session = Session()
+        self.session.language = session.language
+        self.bridge = WorkerBridge(self.session, parent)
+        self.comparison = Comparison(session, self.session)
+        self.view = CompareView(self.comparison)
+        self.pages = pages
+        pages.addTab(self.view, TITLE)
+
+    def open(self, path: str | Path) -> None:
+        self.comparison.open(path)
+        self.pages.setCurrentWidget(self.view)
+
+    def close(self) -> None:
+        index = self.pages.indexOf(self.view)
+        if index >= 0:
+            self.pages.removeTab(index)
+        self.view.detach()
+        self.comparison.close()
+        self.bridge.shutdown()
+        self.view.deleteLater()

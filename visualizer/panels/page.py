@@ -1,0 +1,55 @@
+"""One concept page: the panel, or, when the loaded model lacks what it needs, one line why.
+
+The tab stays (never hidden silently) and says why in place of the panel's view; the panel
+itself is not shown, so it asks the model for nothing.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QStackedWidget
+
+from visualizer.events import Subscriptions
+from visualizer.panels.base import ConceptPanel
+from visualizer.panels.registry import PanelEntry
+from visualizer.session import Session
+
+UNSUPPORTED_STYLE = "color: #9a9a9a; font-size: 13pt; padding: 24px"
+
+
+class PanelPage(QStackedWidget):
+    def __init__(self, session: Session, entry: PanelEntry, panel: ConceptPanel) -> None:
+        super().__init__()
+        self.session, self.entry, self.panel = session, entry, panel
+        self.reason = QLabel()
+        self.reason.setObjectName("unsupported")
+        self.reason.setWordWrap(True)
+        self.reason.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.reason.setStyleSheet(UNSUPPORTED_STYLE)
+        self.addWidget(panel)
+        self.addWidget(self.reason)
+        self.subscriptions = Subscriptions(
+            (session.model_changed, self.on_model_changed),
+            (session.language_changed, self.on_language_changed),
+        )
+        self.on_model_changed(session.model)
+
+    @property
+    def unsupported(self) -> str | None:
+        """Why the loaded model cannot be shown on this page; None when it can."""
+        model = self.session.model
+        return self.entry.unsupported(model.family if model is not None else None)
+
+    def on_model_changed(self, _model) -> None:
+        reason = self.unsupported
+        if reason is not None:
+            model = self.session.model
+            self.reason.setText(f"{self.entry.title(self.session.language)} — {model.name}: {reason}.")
+        self.setCurrentWidget(self.reason if reason is not None else self.panel)
+
+    def on_language_changed(self, _language) -> None:
+        self.on_model_changed(self.session.model)
+
+    def detach(self) -> None:
+        self.subscriptions.close()
+        self.panel.detach()

@@ -1,0 +1,143 @@
+"""The Compare page: model A and model B stepped together, side by side, and A − B.
+
+Each side has its timeline and its grid of the chosen kind's heads (the same widgets as the
+main page, each on its own session); below, the selected head of each side enlarged and,
+where the shapes agree, their difference with a diverging colour scale.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from model.interface import Interventions
+from visualizer.compare import Comparison, shown_matrix
+from visualizer.events import Subscriptions
+from visualizer.widgets.attention_grid import AttentionGrid
+from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+from visualizer.widgets.timeline import Timeline
+
+SIDE_STYLE = "font-weight: bold; font-size: 11pt; padding: 2px"
+DIFFERENCE_COLORMAP = "CET-D1"  # diverging: blue where A < B, red where A > B
+B_WHAT_IF_CHOICES = (
+    ("none", "B: no what-if"),
+    ("no_positional", "B: without positional encoding"),
+    ("no_scaling", "B: without ÷√d_k"),
+    ("no_causal_mask", "B: without the causal mask"),
+)
+
+
+class CompareView(QWidget):
+    def __init__(self, comparison: Comparison, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.comparison = comparison
+        a, b = comparison.a, comparison.b
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        sides = QGridLayout()
+        self.titles = (QLabel(), QLabel())
+        self.timelines = (Timeline(a), Timeline(b))
+        self.grids = (AttentionGrid(a), AttentionGrid(b))
+        for column, (title, timeline, grid) in enumerate(
+            zip(self.titles, self.timelines, self.grids, strict=True)
+        ):
+            title.setStyleSheet(SIDE_STYLE)
+            title.setTextFormat(Qt.TextFormat.RichText)
+            sides.addWidget(title, 0, column)
+            sides.addWidget(timeline, 1, column)
+            sides.addWidget(grid, 2, column)
+        sides.setRowStretch(2, 3)
+        outer.addLayout(sides, 3)
+        controls = QHBoxLayout()
+        self.b_what_if = QComboBox()
+        for name, text in B_WHAT_IF_CHOICES:
+            self.b_what_if.addItem(text, name)
+        self.b_what_if.currentIndexChanged.connect(self.on_b_what_if)
+        controls.addWidget(self.b_what_if)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        controls.addWidget(self.status, 1)
+        outer.addLayout(controls)
+        self.plots = pg.GraphicsLayoutWidget()
+        self.plots.setBackground(BACKGROUND)
+        self.cells = tuple(
+            MatrixPlot(self.plots.addPlot(row=0, col=column), colormap)
+            for column, colormap in enumerate((a.colormap, b.colormap, DIFFERENCE_COLORMAP))
+        )
+        self.difference_bar = pg.ColorBarItem(
+            values=(-1, 1), colorMap=pg.colormap.get(DIFFERENCE_COLORMAP), interactive=False, width=12
+        )
+        self.plots.addItem(self.difference_bar, row=0, col=3)
+        outer.addWidget(self.plots, 2)
+        self.shown_difference: np.ndarray | None = None  # what the third plot draws, for tests
+        self.subscriptions = Subscriptions(
+            (comparison.changed, self.refresh), (b.model_changed, self.on_b_model)
+        )
+        self.refresh()
+
+    def detach(self) -> None:
+        self.subscriptions.close()
+        for widget in (*self.timelines, *self.grids):
+            widget.detach()
+
+    def on_b_model(self, _model) -> None:
+        supported = self.comparison.b.model.family.capabilities.what_ifs
+        for index, (name, _text) in enumerate(B_WHAT_IF_CHOICES):
+            item = self.b_what_if.model().item(index)
+            item.setEnabled(name == "none" or name in supported)
+        self.refresh()
+
+    def on_b_what_if(self, index: int) -> None:
+        name = self.b_what_if.itemData(index)
+        what_if = Interventions() if name == "none" else Interventions(**{name: True})
+        self.comparison.set_b_what_if(what_if)
+
+    def refresh(self, *_args) -> None:
+        comparison = self.comparison
+        for side, (title, session) in enumerate(zip(self.titles, (comparison.a, comparison.b), strict=True)):
+            letter = "AB"[side]
+            model = session.model
+            name = "no model yet" if model is None else f"{model.name} · {model.family.display_name}"
+            what_if = " · what-if on B" if side == 1 and comparison.b_what_if.active else ""
+            title.setText(f"{letter}: {html.escape(name)}{what_if}")
+        views = (comparison.a.attention(), comparison.b.attention())
+        who = "mean of heads" if comparison.a.head is None else f"head {comparison.a.head + 1}"
+        titles = (
+            f"A · layer {comparison.a.layer + 1} · {who}",
+            f"B · layer {comparison.b.layer + 1}",
+            "A − B",
+        )
+        for cell, title in zip(self.cells, titles, strict=True):
+            cell.plot.setTitle(title, color="#dddddd", size="10pt")
+        for cell, view, session in zip(self.cells[:2], views, (comparison.a, comparison.b), strict=True):
+            if view is None or not view.query_labels:
+                cell.image.clear()
+                cell.shape = None
+                continue
+            cell.show_matrix(shown_matrix(view, session), view.current_row)
+            cell.set_ticks(view.query_labels, view.key_labels)
+        difference = comparison.difference()
+        cell = self.cells[2]
+        if difference is None or difference.matrix.size == 0:
+            self.shown_difference = None
+            cell.image.clear()
+            cell.shape = None
+            self.status.setText(self.why_no_difference(views))
+            return
+        bound = difference.bound or 1.0
+        self.shown_difference = difference.matrix
+        cell.show_matrix(difference.matrix, views[0].current_row, levels=(-bound, bound))
+        cell.set_ticks(views[0].query_labels, views[0].key_labels)
+        self.difference_bar.setLevels((-bound, bound))
+        self.status.setText(f"A − B of the selected head: largest difference {difference.bound:.3f}")
+
+    def why_no_difference(self, views) -> str:
+        if views[0] is None or views[1] is None:
+            return "waiting for both models"
+        if views[0].kind != views[1].kind:
+            return f"B has no {views[0].kind}: no difference to show"
+        return "the two sides' shapes differ (other tokens or lengths): no difference to show"
