@@ -271,6 +271,7 @@ class ModelFamily(ABC):
         """(B, S, D) what the encoder's first norm normalises, for families with norms."""
         raise NotImplementedError(f"{self.info.display_name} has no norm to probe")
 
-    def norm_affine(self) -> Any:
-        """The learned scale and shift of each norm, for families with norms."""
+    def norm_layers(self) -> tuple[list[list[Any]], list[list[Any]]]:
+        """Each encoder and decoder layer's norms (modules with ``weight`` and ``bias``), in
+        sublayer order, for families with norms."""
         raise NotImplementedError(f"{self.info.display_name} has no norm")

@@ -162,7 +162,7 @@ def train(
     origin = None
     if resume:
         start_step, history, elapsed_before = restore(out, model, optimizer, torch_device)
-        origin = load_checkpoint(out, "cpu").info.get("initialized_from")
+        origin = load_checkpoint(out, "cpu").metadata.get("initialized_from")
         say(f"resuming from step {start_step} of {recipe.steps}")
     elif init is not None:
         origin = initialise_from(init, model)
@@ -234,10 +234,10 @@ def initialise_from(path: Path, model: Transformer) -> dict:
     model.load_state_dict(source.model.state_dict())
     return {
         "checkpoint": Path(path).name,
-        "recipe_name": source.info.get("recipe_name"),
-        "steps_done": source.info.get("steps_done"),
-        "train_seconds": source.info.get("train_seconds"),
-        "initialized_from": source.info.get("initialized_from"),
+        "recipe_name": source.metadata.get("recipe_name"),
+        "steps_done": source.metadata.get("steps_done"),
+        "train_seconds": source.metadata.get("train_seconds"),
+        "initialized_from": source.metadata.get("initialized_from"),
     }
 
 

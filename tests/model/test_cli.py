@@ -31,7 +31,9 @@ def test_trace_writes_documented_arrays_and_summary(tiny_checkpoint_path, tmp_pa
     assert arrays["probs"].shape == (T, V)
     np.testing.assert_array_equal(arrays["out_ids"], engine.output_ids)
     np.testing.assert_allclose(arrays["cross"][:, :, 2], engine.steps[2].attention["cross"], atol=1e-6)
-    np.testing.assert_allclose(arrays["dec_self"][:, :, 3, :4], engine.steps[3].attention["dec_self"], atol=1e-6)
+    np.testing.assert_allclose(
+        arrays["dec_self"][:, :, 3, :4], engine.steps[3].attention["dec_self"], atol=1e-6
+    )
     assert (np.triu(np.ones((T, T)), 1)[None, None] * arrays["dec_self"] == 0).all()
     assert summary["source_tokens"] == list("reverse: abc") + ["<eos>"]
     assert summary["output_text"] == engine.output_text()

@@ -162,7 +162,8 @@ def test_no_scaling_changes_the_softmax_but_not_the_raw_scores():
     np.testing.assert_allclose(
         base.encoder.scores["enc_self"][0], unscaled.encoder.scores["enc_self"][0], atol=1e-6
     )
-    base_weights, unscaled_weights = base.encoder.attention["enc_self"], unscaled.encoder.attention["enc_self"]
+    base_weights = base.encoder.attention["enc_self"]
+    unscaled_weights = unscaled.encoder.attention["enc_self"]
     assert not np.allclose(base_weights[0], unscaled_weights[0])
     entropy = lambda w: -(w * np.log(w + 1e-12)).sum(-1).mean()  # noqa: E731
     assert entropy(unscaled_weights[0]) < entropy(base_weights[0])

@@ -59,7 +59,12 @@ def test_the_engine_records_the_toy_kinds_by_name(toy):
     engine.step()
     source_len = len(toy.tokenizer.encode_source(SOURCE).ids)
     enc = engine.encoder.attention["enc_mix"]
-    assert set(engine.encoder.attention) == {"enc_mix"} and enc.shape == (MIX_LAYERS, 1, source_len, source_len)
+    assert set(engine.encoder.attention) == {"enc_mix"} and enc.shape == (
+        MIX_LAYERS,
+        1,
+        source_len,
+        source_len,
+    )
     np.testing.assert_allclose(enc.sum(-1), 1.0, atol=1e-5)
     assert engine.encoder.extras == {} and engine.encoder.scores == {}
     for step in engine.steps:
@@ -85,7 +90,9 @@ def test_stepping_and_teacher_forcing_compute_the_same_rows(toy):
     for t, step in enumerate(engine.steps):
         np.testing.assert_allclose(forced[:, :, t], step.attention["alignment"], atol=1e-5)
         np.testing.assert_allclose(item.logits[t], step.logits, atol=1e-4)
-    np.testing.assert_allclose(hypothesis_attention(toy, SOURCE, target), forced[:, :, : len(target)], atol=1e-6)
+    np.testing.assert_allclose(
+        hypothesis_attention(toy, SOURCE, target), forced[:, :, : len(target)], atol=1e-6
+    )
     record = teacher_force(toy, SOURCE, "fedcba")
     assert record.item.attention["alignment"].scores is None  # the toy exposes no raw scores
     assert record.loss.shape == (7,)
@@ -113,7 +120,9 @@ def test_beam_search_runs_on_the_toy(toy):
 
 def test_zeroing_a_toy_head_changes_its_output(toy):
     plain = GenerationEngine(toy, SOURCE)
-    zeroed = GenerationEngine(toy, SOURCE, interventions=Interventions(zeroed_heads=frozenset({("alignment", 0, 1)})))
+    zeroed = GenerationEngine(
+        toy, SOURCE, interventions=Interventions(zeroed_heads=frozenset({("alignment", 0, 1)}))
+    )
     assert not np.allclose(plain.step().logits, zeroed.step().logits)
 
 
@@ -123,9 +132,12 @@ def test_the_trace_holds_the_toy_kinds_under_their_names(toy, tmp_path):
         engine.step()
     snapshot = engine.snapshot()
     arrays = generation_arrays(snapshot)
-    assert {"enc_mix", "alignment"} <= set(arrays) and not {"enc_self", "cross", "enc_norms", "dec_norms"} & set(
-        arrays
-    )
+    assert {"enc_mix", "alignment"} <= set(arrays) and not {
+        "enc_self",
+        "cross",
+        "enc_norms",
+        "dec_norms",
+    } & set(arrays)
     source_len = len(engine.encoder.tokens)
     assert arrays["alignment"].shape == (1, HEADS, 3, source_len)
     for t, step in enumerate(engine.steps):

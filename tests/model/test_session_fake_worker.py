@@ -145,7 +145,9 @@ def test_side_b_follows_every_step_back_and_forced_token(tiny_checkpoint_path, o
     # B is the other model's own generation, step for step
     expected = GenerationEngine(open_model(other_checkpoint_path, "cpu"), "sort: 4312")
     expected.step()
-    np.testing.assert_array_equal(b.snapshot.steps[0].attention["cross"], expected.steps[0].attention["cross"])
+    np.testing.assert_array_equal(
+        b.snapshot.steps[0].attention["cross"], expected.steps[0].attention["cross"]
+    )
 
 
 def test_the_difference_is_a_minus_b_where_shapes_agree(tiny_checkpoint_path, other_checkpoint_path):

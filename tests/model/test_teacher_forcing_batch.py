@@ -3,7 +3,6 @@ import pytest
 import torch
 
 from model.core.batching import encode_sources
-
 from model.probes.teacher_forcing import teacher_force, teacher_force_batch
 from model.transformer.model import Interventions
 from tests.factories import small_family
@@ -35,7 +34,9 @@ def test_single_item_equals_the_teacher_forced_record():
     np.testing.assert_allclose(
         item.attention["enc_self"].weights, record.encoder.attention["enc_self"], atol=1e-6
     )
-    np.testing.assert_allclose(item.attention["enc_self"].scores, record.encoder.scores["enc_self"], atol=1e-5)
+    np.testing.assert_allclose(
+        item.attention["enc_self"].scores, record.encoder.scores["enc_self"], atol=1e-5
+    )
     np.testing.assert_allclose(item.loss, record.loss, rtol=1e-4)
     np.testing.assert_array_equal(item.attention["dec_self"].mask, dec_self.mask)
     # teacher_force runs through teacher_force_batch, so check both against the bare

@@ -10,10 +10,10 @@ from PySide6.QtCore import Qt
 from model.generation.engine import GenerationEngine
 from model.registry import open_model, register_family, unregister_family
 from tests.families.toy import ENTRY, HEADS, write_toy
+from tests.visualizer.conftest import Harness
 from visualizer.main_window import MainWindow
 from visualizer.panels.registry import PANELS
 from visualizer.session import Session
-from tests.visualizer.conftest import Harness
 
 
 @pytest.fixture
@@ -57,7 +57,9 @@ def test_tabs_keys_and_grid_come_from_the_kinds(toy_window, toy_path, qtbot):
         np.testing.assert_allclose(window.grid.cell_matrix(0, head), expected, atol=1e-6)
     qtbot.keyClick(window.grid, Qt.Key.Key_1)  # the first kind, by its number key
     assert session.kind == "enc_mix" and window.kind_tabs.currentIndex() == 0
-    np.testing.assert_allclose(window.grid.cell_matrix(1, 0), engine.encoder.attention["enc_mix"][1, 0], atol=1e-6)
+    np.testing.assert_allclose(
+        window.grid.cell_matrix(1, 0), engine.encoder.attention["enc_mix"][1, 0], atol=1e-6
+    )
     assert "Toy recurrent model" in window.model_label.text()
 
 

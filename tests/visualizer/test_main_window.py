@@ -43,7 +43,9 @@ def test_heatmaps_show_exactly_the_engine_arrays(harness, tiny_checkpoint_path):
             expected = np.stack([step.attention["cross"][layer, head] for step in engine.steps])
             np.testing.assert_allclose(grid.cell_matrix(layer, head), expected, atol=1e-6)
         mean = grid.cell_matrix(layer, None)
-        np.testing.assert_allclose(mean, np.stack([s.attention["cross"][layer] for s in engine.steps]).mean(1), atol=1e-6)
+        np.testing.assert_allclose(
+            mean, np.stack([s.attention["cross"][layer] for s in engine.steps]).mean(1), atol=1e-6
+        )
     # the pixels drawn are the colour map's colours of those weights
     pixels = grid.cell_pixels(1, 2)
     layout = grid.layout_

@@ -239,7 +239,8 @@ def test_finished_hypotheses_of_the_shipped_model(harness, qtbot):
 def test_the_panel_speaks_chinese(harness, beam):
     step(harness, 2)
     harness.session.set_language("zh")
-    page = next(page for page in harness.window.panel_pages if page.panel is beam)  # the tab holds the panel's page
+    # the tab holds the panel's page (the panel, or why the model cannot be shown there)
+    page = next(page for page in harness.window.panel_pages if page.panel is beam)
     assert harness.window.pages.tabText(harness.window.pages.indexOf(page)) == "束搜索"
     assert "束搜索" in beam.explanation.text() and "已剪枝" in beam.legend.text()
     assert beam.tree.headers[0].text() == "第 1 步" and beam.tree.headers[-1].text() == "起点"

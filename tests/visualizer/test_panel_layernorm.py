@@ -59,7 +59,9 @@ def test_encoder_statistics_are_the_encoder_records_and_the_controls_drive_the_s
         panel.layer_box.setCurrentIndex(layer)
         assert session.layer == layer
         for sublayer in range(2):
-            np.testing.assert_array_equal(shown_stats(panel, sublayer), encoder.extras["norms"][layer, sublayer])
+            np.testing.assert_array_equal(
+                shown_stats(panel, sublayer), encoder.extras["norms"][layer, sublayer]
+            )
     ticks = panel.mean_plots[1].getAxis("bottom")._tickLevels[0]
     assert [label for _, label in ticks] == [t if t != " " else "␣" for t in encoder.tokens]
     panel.stack.setCurrentIndex(1)

@@ -38,7 +38,9 @@ def test_stages_equal_the_model_and_minus_infinity_sits_exactly_on_the_mask(harn
     np.testing.assert_allclose(cells["softmax"].image.image, dec.weights[1, 2], atol=1e-6)
     # and the teacher-forced rows are exactly what the engine computed step by step
     for t, step in enumerate(snapshot.steps):
-        np.testing.assert_allclose(cells["softmax"].image.image[t, : t + 1], step.attention["dec_self"][1, 2], atol=1e-5)
+        np.testing.assert_allclose(
+            cells["softmax"].image.image[t, : t + 1], step.attention["dec_self"][1, 2], atol=1e-5
+        )
     # the causal mask: strictly above the diagonal
     np.testing.assert_array_equal(dec.mask, np.triu(np.ones_like(dec.mask), 1))
 

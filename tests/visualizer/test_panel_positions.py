@@ -9,9 +9,7 @@ import pytest
 
 from model.generation.engine import record_encoder
 from model.interface import Interventions
-from model.transformer.checkpoint import load_checkpoint, save_checkpoint
-from tests.factories import small_model
-from visualizer.panels.positions import (
+from model.probes.positions import (
     binary_code,
     default_swap,
     diagonal_deviation,
@@ -20,6 +18,8 @@ from visualizer.panels.positions import (
     swap_permutation,
     wavelength,
 )
+from model.transformer.checkpoint import load_checkpoint, save_checkpoint
+from tests.factories import small_model
 
 SOURCE = "reverse: abcdef"  # the harness's source
 

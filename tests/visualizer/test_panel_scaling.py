@@ -22,9 +22,7 @@ def test_both_runs_and_entropies_equal_the_model(harness, tiny_checkpoint_path):
     target = snapshot.tokenizer.decode(snapshot.output_ids[:2])
     checkpoint = load_checkpoint(tiny_checkpoint_path, "cpu")
     [scaled] = teacher_force_batch(checkpoint, [snapshot.source], [target])
-    [unscaled] = teacher_force_batch(
-        checkpoint, [snapshot.source], [target], Interventions(no_scaling=True)
-    )
+    [unscaled] = teacher_force_batch(checkpoint, [snapshot.source], [target], Interventions(no_scaling=True))
     np.testing.assert_allclose(panel.scaled.shown, scaled.attention["cross"].weights[1, 3], atol=1e-6)
     np.testing.assert_allclose(panel.unscaled.shown, unscaled.attention["cross"].weights[1, 3], atol=1e-6)
     with_scale, without = panel.entropies

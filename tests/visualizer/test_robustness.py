@@ -10,14 +10,16 @@ import torch
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+import model.core.devices
 import model.transformer.checkpoint
 from model.generation.engine import GenerationEngine
 from model.tasks.train import default_tokenizer
 from model.transformer.checkpoint import load_checkpoint, save_checkpoint
+from model.transformer.family import TransformerFamily, describe
 from model.transformer.model import Transformer
 from tests.factories import save_large_checkpoint, small_config, small_model
+from visualizer.runner import out_of_memory_message
 from visualizer.session import Computed, ModelInfo, ModelLoaded, RequestFailed, Session
-from visualizer.worker import out_of_memory_message
 
 SOURCE = "reverse: abcdef"
 OUT_OF_MEMORY = "CUDA out of memory. Tried to allocate 2.00 GiB"
@@ -38,7 +40,7 @@ def messages_of(session: Session) -> list[tuple[str, str]]:
 def engine_ids(path, steps: int, forced: dict[int, int] | None = None) -> list[int]:
     """The tokens a fresh engine on ``path`` chooses for SOURCE, forcing ``forced[position]``."""
     checkpoint = load_checkpoint(path, "cpu")
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, SOURCE)
+    engine = GenerationEngine(checkpoint, SOURCE)
     for position in range(steps):
         engine.step(force=(forced or {}).get(position))
     return engine.output_ids
@@ -65,7 +67,8 @@ def test_cuda_asked_for_on_a_machine_without_it_stays_on_cpu_with_a_notice(harne
     assert ("warning", notice) in received
     assert window.message_label.text() == notice  # the notice is what the status bar shows last
     assert session.model.device == "cpu" and session.device == "cpu"
-    assert "tiny.safetensors · cpu" in window.model_label.text()
+    # the label names the model's family between the file and the device
+    assert f"tiny.safetensors · {session.model.family.display_name} · cpu" in window.model_label.text()
     assert checked_device(window) == "cpu"
     assert not window.cuda_action.isEnabled() and window.cuda_action.text() == "CUDA (not available)"
     # the user's place is kept: the same three steps, the cursor on the third
@@ -96,7 +99,7 @@ def test_running_out_of_memory_while_moving_the_model_falls_back_to_cpu(
 ):
     session, window = harness.session, harness.window
     step(harness, 2)
-    real_resolve, real_to = model.transformer.checkpoint.resolve_device, Transformer.to
+    real_resolve, real_to = model.core.devices.resolve_device, Transformer.to
 
     def resolve_as_if_cuda_were_there(name):
         return (torch.device("cuda"), None) if name == "cuda" else real_resolve(name)
@@ -106,7 +109,8 @@ def test_running_out_of_memory_while_moving_the_model_falls_back_to_cpu(
             raise torch.cuda.OutOfMemoryError(OUT_OF_MEMORY)
         return real_to(self, *args, **kwargs)
 
-    monkeypatch.setattr(model.transformer.checkpoint, "resolve_device", resolve_as_if_cuda_were_there)
+    # a device move resolves the name through model.core.devices (load_checkpoint keeps its own reference)
+    monkeypatch.setattr(model.core.devices, "resolve_device", resolve_as_if_cuda_were_there)
     monkeypatch.setattr(Transformer, "to", to_that_fails_on_cuda)
     received = messages_of(session)
     session.set_device("cuda")
@@ -349,12 +353,12 @@ def test_opening_a_checkpoint_while_playing_stops_and_shows_the_new_model(harnes
     # a new model starts a new generation from its first step: playing stops there
     assert not session.playing and not window.play_timer.isActive()
     assert window.actions_by_name["play"].text() == "Play"
-    assert session.model.config == other_model.config
-    assert session.snapshot.config == other_model.config  # not a late step of the old model
+    assert session.model.family == describe(other_model.config)
+    assert session.snapshot.info == describe(other_model.config)  # not a late step of the old model
     assert session.snapshot.steps == () and session.cursor == -1
     step(harness, 2)
-    assert session.snapshot.config == other_model.config and len(session.snapshot.steps) == 2
-    expected = GenerationEngine(other_model, tokenizer, SOURCE)
+    assert session.snapshot.info == describe(other_model.config) and len(session.snapshot.steps) == 2
+    expected = GenerationEngine(TransformerFamily(other_model, tokenizer), SOURCE)
     expected.step(), expected.step()
     assert session.snapshot.output_ids == expected.output_ids
     window.show_panel("attention")
@@ -365,10 +369,10 @@ def test_a_computation_cut_off_by_a_model_load_is_dropped_not_shown_as_an_error(
     sent, received = [], messages_of(session)
     session.request.connect(sent.append)
     tokenizer = default_tokenizer()
-    info = ModelInfo(None, small_config(len(tokenizer)), tokenizer, "cpu", {})
+    info = ModelInfo(None, describe(small_config(len(tokenizer))), tokenizer, "cpu", {})
     session.model = info
     session.playing = True
-    session.compute(("panel", "old source"), lambda checkpoint, snapshot: 1)
+    session.compute(("panel", "old source"), lambda model_family, snapshot: 1)
     session.open_checkpoint("other.safetensors")
     compute, load = sent
     session.apply(ModelLoaded(load.id, info))
@@ -385,7 +389,7 @@ def test_a_failed_start_overtaken_by_a_newer_one_does_not_undo_it():
     sent = []
     session.request.connect(sent.append)
     tokenizer = default_tokenizer()
-    session.model = ModelInfo(None, small_config(len(tokenizer)), tokenizer, "cpu", {})
+    session.model = ModelInfo(None, describe(small_config(len(tokenizer))), tokenizer, "cpu", {})
     session.set_source("")
     session.set_source("reverse: abc")
     failing, newer = sent
@@ -401,9 +405,9 @@ def test_panel_answers_are_bounded():
     session.request.connect(sent.append)
     session.model = object()
     for number in range(3 * MAX_COMPUTED):
-        session.compute(("k", number), lambda checkpoint, snapshot: None)
+        session.compute(("k", number), lambda model_family, snapshot: None)
         session.apply(Computed(sent[-1].id, 0, ("k", number), number))
     assert len(session.computed) == MAX_COMPUTED
     assert list(session.computed) == [("k", n) for n in range(2 * MAX_COMPUTED, 3 * MAX_COMPUTED)]
-    session.compute(("k", 0), lambda checkpoint, snapshot: None)  # forgotten: asked again
+    session.compute(("k", 0), lambda model_family, snapshot: None)  # forgotten: asked again
     assert sent[-1].key == ("k", 0)

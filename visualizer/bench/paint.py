@@ -45,6 +45,7 @@ from PySide6.QtWidgets import QApplication
 from model.core.tokenizer import CharTokenizer
 from model.generation.engine import GenerationEngine
 from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
+from model.transformer.family import TransformerFamily
 from model.transformer.model import Transformer, TransformerConfig
 from visualizer.main_window import MainWindow
 from visualizer.session import Session, SnapshotReady
@@ -119,7 +120,7 @@ def grid_paint(kind: str, snapshots: Sequence, repeats: int) -> float:
 def shipped_grid_paint(repeats: int) -> float:
     """Cross-attention of the shipped model, stepping through one generation."""
     checkpoint = load_checkpoint(default_checkpoint_path(), "cpu")
-    engine = GenerationEngine(checkpoint.model, checkpoint.tokenizer, SOURCE)
+    engine = GenerationEngine(checkpoint, SOURCE)
     snapshots = []
     while engine.step() is not None:
         snapshots.append(engine.snapshot())
@@ -143,7 +144,9 @@ def synthetic_grid_paint(size: int, repeats: int) -> float:
     model = Transformer(config).eval()
     rng = np.random.default_rng(size)
     sources = ["".join(rng.choice(list(string.ascii_lowercase), size - 1)) for _ in range(2)]
-    snapshots = [GenerationEngine(model, tokenizer, source).snapshot() for source in sources]
+    snapshots = [
+        GenerationEngine(TransformerFamily(model, tokenizer), source).snapshot() for source in sources
+    ]
     return grid_paint("enc_self", snapshots, repeats)
 
 

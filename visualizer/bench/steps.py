@@ -53,6 +53,7 @@ from model.core.tokenizer import SPECIAL_TOKENS, CharTokenizer
 from model.generation.engine import GenerationEngine
 from model.shipped import default_checkpoint_path
 from model.transformer.checkpoint import load_checkpoint
+from model.transformer.family import TransformerFamily
 from model.transformer.model import Transformer, TransformerConfig
 
 SOURCE = "reverse: abcdefghijklmno"
@@ -92,7 +93,9 @@ def large_subject(steps: int) -> Subject:
 # -- ours ---------------------------------------------------------------------------------
 def engine_step_times(subject: Subject, capture: bool) -> list[float]:
     """Seconds of each of ``subject.steps`` calls of ``step()`` in one generation."""
-    engine = GenerationEngine(subject.model, subject.tokenizer, subject.source, capture=capture)
+    engine = GenerationEngine(
+        TransformerFamily(subject.model, subject.tokenizer), subject.source, capture=capture
+    )
     times = []
     for position in range(subject.steps):
         started = time.perf_counter()
@@ -178,7 +181,7 @@ def step_threads_of(model: Transformer):
     """The intra-op threads the app would step this model with (see model/core/threads.py), for
     ours and the peer alike."""
     before = torch.get_num_threads()
-    torch.set_num_threads(step_threads(model.config))
+    torch.set_num_threads(step_threads(model.config.parameter_count()))
     try:
         yield
     finally:
@@ -235,7 +238,7 @@ def matvec_floor_ms(model: Transformer, repeats: int) -> float:
 
 def measure_trace(subject: Subject, steps: int) -> dict[str, float]:
     """What ``steps`` steps of a long generation keep (see the module docstring)."""
-    engine = GenerationEngine(subject.model, subject.tokenizer, subject.source)
+    engine = GenerationEngine(TransformerFamily(subject.model, subject.tokenizer), subject.source)
     with torch.no_grad(), step_threads_of(subject.model):
         for _ in range(steps):
             go_on_after_eos(engine, engine.step())
@@ -258,8 +261,8 @@ def measure_steps(quick: bool, progress: Callable[[str], None] = lambda _: None)
     progress("steps: the larger config")
     large = large_subject(steps=8 if quick else 24)
     result |= compare(large, rounds=2 if quick else 7, warmup=1, with_peer=with_peer, prefix="large_")
-    result["step_threads"] = float(step_threads(shipped.model.config))
-    result["large_step_threads"] = float(step_threads(large.model.config))
+    result["step_threads"] = float(step_threads(shipped.model.config.parameter_count()))
+    result["large_step_threads"] = float(step_threads(large.model.config.parameter_count()))
     result["large_matvec_floor_ms"] = matvec_floor_ms(large.model, repeats=10 if quick else 100)
     trace_steps = 100 if quick else 1000
     progress(f"trace: {trace_steps} steps of the larger config")
