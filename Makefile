@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint clean screenshots
+.PHONY: run test test-fast lint clean screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -q
 
+# the fast subset: no window, no subprocesses, no long runs (about a minute)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not gui and not slow and not soak and not packaging"
+
 # README's pictures, taken offscreen from the shipped model
 screenshots: $(STAMP)
 	mkdir -p docs
@@ -37,6 +41,7 @@ screenshots: $(STAMP)
 	$(BIN)/attnviz --text "date: 29 November 2026" --steps 5 --panel layernorm --language zh --size 1280x800 --overwrite --screenshot docs/panel-layernorm-zh.png
 	$(BIN)/attnviz --text "sort: 31415926" --steps 3 --strategy topk --top-k 5 --temperature 2 --panel decoding --size 1280x800 --overwrite --screenshot docs/panel-decoding.png
 	$(BIN)/attnviz --text "date: 29 November 2026" --steps 5 --strategy beam --beam 4 --panel beam --size 1280x800 --overwrite --screenshot docs/panel-beam.png
+	$(BIN)/attnviz --text "reverse: attention" --steps 6 --view enc_self --compare assets/default.safetensors --compare-what-if no_positional --size 1440x900 --overwrite --screenshot docs/compare.png
 
 clean:
 	rm -rf $(VENV) build *.egg-info
