@@ -27,3 +27,10 @@ def tiny_checkpoint_path(tmp_path_factory):
 @pytest.fixture
 def tiny_checkpoint(tiny_checkpoint_path):
     return load_checkpoint(tiny_checkpoint_path, "cpu")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Every test under tests/visualizer needs Qt: mark it ``gui`` (``make test-fast`` skips them)."""
+    for item in items:
+        if "visualizer" in item.path.parts:
+            item.add_marker(pytest.mark.gui)

@@ -111,7 +111,7 @@ def run_gui(args) -> int:
     window.grid.setFocus()
     window.open_checkpoint(checkpoint)
     if args.compare is not None:
-        window.compare_with(args.compare)
+        window.compare_with(args.compare, args.compare_what_if)
     return app.exec()
 
 
@@ -157,7 +157,7 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
     session.message.connect(on_message)
     session.busy_changed.connect(on_busy)
     if args.compare is not None:
-        window.compare_with(args.compare)
+        window.compare_with(args.compare, args.compare_what_if)
         window.compare.session.busy_changed.connect(on_busy)
     QTimer.singleShot(120_000, lambda: (errors.append("timed out"), app.exit(2)))
     window.show()

@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="a second model, stepped beside the first (View > Compare)",
     )
     parser.add_argument(
+        "--compare-what-if",
+        choices=("no_positional", "no_scaling", "no_causal_mask"),
+        help="with --compare: this what-if on the second model only (compare a model with itself changed)",
+    )
+    parser.add_argument(
         "--panel",
         choices=("attention", "masks", "positions", "scaling", "layernorm", "decoding", "beam"),
         help="page to show: the attention grid or a concept panel",
@@ -316,6 +321,8 @@ def run_gui(args: argparse.Namespace) -> int:
         raise UsageError("attnviz: --steps must be 0 or more")
     parse_size(args.size)
     decoding_settings(args)  # refuse bad options before a window opens
+    if args.compare_what_if and args.compare is None:
+        raise UsageError("attnviz: --compare-what-if needs --compare PATH")
     return run_gui(args)
 
 

@@ -311,10 +311,13 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
         if path:
             self.compare_with(path)
 
-    def compare_with(self, path: str | Path) -> None:
-        """Open ``path`` as side B and show the Compare page (stepped with this window's model)."""
+    def compare_with(self, path: str | Path, what_if: str | None = None) -> None:
+        """Open ``path`` as side B and show the Compare page (stepped with this window's model);
+        ``what_if`` (a name of ``compare.B_WHAT_IFS``) is applied to side B alone."""
         if self.compare is None:
             self.compare = ComparePage(self.session, self.pages, self)
+        if what_if is not None:
+            self.compare.view.choose_b_what_if(what_if)
         self.compare.open(path)
         self.actions_by_name["stop_compare"].setEnabled(True)
 

@@ -91,6 +91,7 @@ def test_teacher_forced_trace(tiny_checkpoint_path, tmp_path):
     assert json.loads(out.with_suffix(".json").read_text())["mode"] == "teacher_forced"
 
 
+@pytest.mark.slow  # a fresh interpreter for each
 @pytest.mark.parametrize(
     "args,message",
     [

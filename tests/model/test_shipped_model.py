@@ -72,12 +72,15 @@ def test_recorded_held_out_evaluation_meets_the_bar(shipped):
         assert recorded[f"date/{form}"]["accuracy"] >= 0.95, form
 
 
+@pytest.mark.slow
 def test_a_cross_attention_head_follows_the_mirrored_character(shipped):
     roles = head_roles(shipped, n=40, seed=5)
     layer, head, share = roles.best_mirror_head()
     assert share >= 0.9, roles.table()
 
 
+@pytest.mark.packaging
+@pytest.mark.slow
 def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
     """Installed with pip, the package finds its checkpoint as package data."""
     result = subprocess.run(

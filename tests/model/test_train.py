@@ -8,6 +8,8 @@ from model.tasks.synthetic import DATE_FORMS
 from model.tasks.train import RECIPES, recipe_from_args, train, trainstate_path
 from model.transformer.checkpoint import load_checkpoint
 
+pytestmark = pytest.mark.slow  # trains small models for a few steps
+
 
 def test_tiny_recipe_trains_writes_a_checkpoint_and_lowers_the_loss(tmp_path):
     out = tmp_path / "tiny.safetensors"

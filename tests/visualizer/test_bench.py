@@ -12,6 +12,8 @@ from visualizer.bench import BUDGETS, table
 from visualizer.bench.steps import hf_available
 from visualizer.cli import main
 
+pytestmark = pytest.mark.slow  # runs the benchmark
+
 STEP_METRICS = {
     "step_ms",
     "step_nocapture_ms",

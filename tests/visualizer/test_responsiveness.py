@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from PySide6.QtCore import QElapsedTimer, QTimer
 
 from tests.factories import save_large_checkpoint
+
+pytestmark = pytest.mark.slow  # loads a large checkpoint
 
 BUDGET_MS = 100  # shared/DESIGN.md: the GUI thread never blocks for more than 100 ms
 

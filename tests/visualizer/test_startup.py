@@ -13,6 +13,8 @@ from PySide6.QtGui import QImage
 from visualizer import app
 from visualizer.cli import main
 
+pytestmark = pytest.mark.slow  # starts fresh processes
+
 
 def fake_linux_display(monkeypatch, missing: set[str]) -> None:
     monkeypatch.setattr(sys, "platform", "linux")

@@ -31,6 +31,11 @@ B_WHAT_IF_CHOICES = (
 )
 
 
+def selection(session) -> str:
+    who = "mean of heads" if session.head is None else f"head {session.head + 1}"
+    return f"layer {session.layer + 1} · {who}"
+
+
 class CompareView(QWidget):
     def __init__(self, comparison: Comparison, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -91,6 +96,12 @@ class CompareView(QWidget):
             item.setEnabled(name == "none" or name in supported)
         self.refresh()
 
+    def choose_b_what_if(self, name: str) -> None:
+        index = self.b_what_if.findData(name)
+        if index < 0:
+            raise ValueError(f"unknown what-if {name!r} for side B")
+        self.b_what_if.setCurrentIndex(index)
+
     def on_b_what_if(self, index: int) -> None:
         name = self.b_what_if.itemData(index)
         what_if = Interventions() if name == "none" else Interventions(**{name: True})
@@ -102,15 +113,12 @@ class CompareView(QWidget):
             letter = "AB"[side]
             model = session.model
             name = "no model yet" if model is None else f"{model.name} · {model.family.display_name}"
-            what_if = " · what-if on B" if side == 1 and comparison.b_what_if.active else ""
+            what_if = ""
+            if side == 1 and comparison.b_what_if.active:
+                what_if = " · what-if: " + self.b_what_if.currentText().removeprefix("B: ")
             title.setText(f"{letter}: {html.escape(name)}{what_if}")
         views = (comparison.a.attention(), comparison.b.attention())
-        who = "mean of heads" if comparison.a.head is None else f"head {comparison.a.head + 1}"
-        titles = (
-            f"A · layer {comparison.a.layer + 1} · {who}",
-            f"B · layer {comparison.b.layer + 1}",
-            "A − B",
-        )
+        titles = (f"A · {selection(comparison.a)}", f"B · {selection(comparison.b)}", "A − B")
         for cell, title in zip(self.cells, titles, strict=True):
             cell.plot.setTitle(title, color="#dddddd", size="10pt")
         for cell, view, session in zip(self.cells[:2], views, (comparison.a, comparison.b), strict=True):
