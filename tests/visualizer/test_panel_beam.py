@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from model.probes.teacher_forcing import teacher_force
 from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
-from visualizer.panels.beam import BEST_COLOR, FUTURE_OPACITY, STYLES, NodeItem, signed
+from visualizer.panels.beam_tree import BEST_COLOR, FUTURE_OPACITY, STYLES, NodeItem, signed
 from visualizer.widgets.heatmap import display_token
 
 

@@ -13,15 +13,10 @@ source's attention is the original's with rows and columns permuted, ``A' = P A 
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import partial
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QSignalBlocker, Qt
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QGraphicsRectItem,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -32,20 +27,25 @@ from model.probes.positions import (
     EncodingTable,
     SwapComparison,
     binary_code,
-    compare_swap,
     default_pair,
-    default_swap,
     diagonal_deviation,
     gram,
-    permuted_deviation,
     positional_table,
     wavelength,
 )
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.positions_swap import (
+    SwapWhatIf,
+    heat_plot,
+    outline,
+    place,
+    position_ticks,
+    style_axes,
+)
 from visualizer.panels.positions_text import TEXT
 from visualizer.panels.registry import TITLES
 from visualizer.session import Session
-from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, SELECTED_COLOR, MatrixPlot, display_token
+from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, SELECTED_COLOR
 
 ENCODING_KEY = ("positions", "encoding")
 PAIR_COLORS = ("#4fc3f7", "#ffb300", "#b388ff")  # the fast pair, the chosen pair, the slowest pair
@@ -62,51 +62,7 @@ def format_wavelength(value: float) -> str:
     return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
 
 
-# -- drawing helpers -----------------------------------------------------------------------
-def style_axes(plot: pg.PlotItem, size: int = 9) -> None:
-    font = QFont("DejaVu Sans", size)
-    for side in ("left", "bottom"):
-        axis = plot.getAxis(side)
-        axis.setTextPen(LABEL_COLOR)
-        axis.setStyle(tickFont=font)
-
-
-def heat_plot(plot: pg.PlotItem) -> pg.ImageItem:
-    """A fixed (no pan/zoom) plot for a matrix with row 0 at the top; returns its image."""
-    image = pg.ImageItem(axisOrder="row-major")
-    plot.addItem(image)
-    plot.setMouseEnabled(x=False, y=False)
-    plot.setMenuEnabled(False)
-    plot.hideButtons()
-    plot.invertY(True)
-    plot.getViewBox().setDefaultPadding(0)
-    style_axes(plot)
-    return image
-
-
-def outline(plot: pg.PlotItem, color: str, width: float = 2, dashed: bool = False) -> QGraphicsRectItem:
-    rect = QGraphicsRectItem()
-    pen = pg.mkPen(color, width=width, cosmetic=True)
-    if dashed:
-        pen.setStyle(Qt.PenStyle.DashLine)
-    rect.setPen(pen)
-    rect.setZValue(10)
-    rect.hide()
-    plot.addItem(rect)
-    return rect
-
-
-def place(rect: QGraphicsRectItem, x: float, y: float, width: float, height: float) -> None:
-    rect.setRect(QRectF(x, y, width, height))
-    rect.show()
-
-
-def position_ticks(count: int) -> list[list[tuple[float, str]]]:
-    step = 16 if count > 32 else 8
-    return [[(p + 0.5, str(p)) for p in range(0, count, step)]]
-
-
-class PositionsPanel(ConceptPanel):
+class PositionsPanel(SwapWhatIf, ConceptPanel):
     key = "positions"
     titles = TITLES["positions"]
     explanations = {
@@ -228,33 +184,6 @@ class PositionsPanel(ConceptPanel):
             for style in (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine)
         ]
 
-    def build_swap_canvas(self) -> pg.GraphicsLayoutWidget:
-        """Four attention matrices: with PE (source, swapped), without PE (source, swapped)."""
-        canvas = pg.GraphicsLayoutWidget()
-        canvas.setBackground(BACKGROUND)
-        layout = canvas.ci
-        self.swap_heading = layout.addLabel("", row=0, col=0, colspan=4, color=LABEL_COLOR, size="10pt")
-        self.swap_titles = [
-            layout.addLabel("", row=1, col=col, colspan=2, color=LABEL_COLOR, size="10pt") for col in (0, 2)
-        ]
-        self.swap_matrices: list[MatrixPlot] = []
-        self.swap_marks: list[list[QGraphicsRectItem]] = []
-        for col in range(4):
-            plot = layout.addPlot(row=2, col=col)
-            matrix = MatrixPlot(plot, self.session.colormap)
-            style_axes(plot, 8)
-            for side in ("left", "bottom"):
-                plot.getAxis(side).setStyle(hideOverlappingLabels=False)
-            self.swap_matrices.append(matrix)
-            self.swap_marks.append([outline(plot, "#ffffff", width=1, dashed=True) for _ in range(4)])
-        self.swap_colorbar = pg.ColorBarItem(values=(0, 1), interactive=False, width=12)
-        self.swap_colorbar.setImageItem([m.image for m in self.swap_matrices])
-        layout.addItem(self.swap_colorbar, row=2, col=4)
-        canvas.hide()
-        self.swap_canvas = canvas
-        return canvas
-
-    # -- events ----------------------------------------------------------------------------
     def on_control_changed(self, *_args) -> None:
         self.on_state_changed()
 
@@ -434,96 +363,6 @@ class PositionsPanel(ConceptPanel):
             self.bits_decoder.hide()
 
     # -- the what-if -----------------------------------------------------------------------
-    def draw_what_if(self) -> None:
-        active = self.what_if_button.isChecked()
-        for widget in (self.swap_a, self.swap_b):
-            widget.setEnabled(active)
-        self.canvas.setVisible(not active)
-        self.swap_canvas.setVisible(active)
-        self.show_what_if(self.text("banner") if active else None)
-        snapshot = self.session.snapshot
-        self.comparison = None
-        self.swap_deviation, self.all_heads_deviation = {}, {}
-        if not active or snapshot is None:
-            return
-        source = snapshot.source
-        self.fit_swap_controls(source)
-        a, b = self.swap_a.value(), self.swap_b.value()
-        ids = snapshot.encoder.src_ids  # compare token ids: two unknown characters are both <unk>
-        if a == b or source[a] == source[b] or ids[a] == ids[b]:
-            self.swap_heading.setText(self.text("same_chars"))
-            for matrix in self.swap_matrices:
-                matrix.image.clear()
-            self.drawn.pop("comparison", None)
-            return
-        base = replace(self.session.interventions, no_positional=False)
-        key = ("positions", "swap", source, a, b, base)
-        self.comparison = self.request(key, partial(compare_swap, source, a, b, base))
-        if self.comparison is None:
-            self.swap_heading.setText(self.text("waiting"))
-            return
-        self.measure(self.comparison)
-        inputs = (id(self.comparison), self.session.layer, self.session.head, self.session.language)
-        if self.changed("comparison", *inputs):
-            self.draw_comparison(self.comparison, source, a, b)
-
-    def fit_swap_controls(self, source: str) -> None:
-        """Fit the swap controls to a new source (with a default pair), and name the characters."""
-        if source != self.swap_source:
-            self.swap_source = source
-            for spin, value in zip((self.swap_a, self.swap_b), default_swap(source), strict=True):
-                with QSignalBlocker(spin):
-                    spin.setRange(0, max(len(source) - 1, 0))
-                    spin.setValue(value)
-        for spin in (self.swap_a, self.swap_b):
-            spin.setSuffix(f"  {display_token(source[spin.value()])}")
-
-    def selected_head(self, weights: np.ndarray) -> np.ndarray:
-        """[S, S] the session's layer and head (or the mean of heads) of [L, H, S, S]."""
-        layer = min(self.session.layer, weights.shape[0] - 1)
-        return weights[layer].mean(0) if self.session.head is None else weights[layer, self.session.head]
-
-    def measure(self, comparison: SwapComparison) -> None:
-        """max |A′ − P A Pᵀ| for the selected head and over all heads, with and without PE."""
-        perm = comparison.permutation
-        for name, (original, swapped) in (
-            ("with_pe", comparison.with_pe),
-            ("without_pe", comparison.without_pe),
-        ):
-            shown = permuted_deviation(self.selected_head(original), self.selected_head(swapped), perm)
-            self.swap_deviation[name] = shown
-            self.all_heads_deviation[name] = permuted_deviation(original, swapped, perm)
-
-    def draw_comparison(self, comparison: SwapComparison, source: str, a: int, b: int) -> None:
-        layer = min(self.session.layer, comparison.with_pe[0].shape[0] - 1)
-        who = self.text("mean") if self.session.head is None else self.text("head", h=self.session.head + 1)
-        self.swap_heading.setText(self.text("swap_head", layer=layer + 1, who=who))
-        runs = (("with_pe", comparison.with_pe), ("without_pe", comparison.without_pe))
-        for index, (name, (original, swapped)) in enumerate(runs):
-            verdict = self.text("order_matters" if name == "with_pe" else "order_blind")
-            color = "#ff8a80" if name == "with_pe" else "#b9f6ca"
-            title = self.text(name, dev=self.swap_deviation[name])
-            self.swap_titles[index].setText(f"{title} <span style='color:{color}'>({verdict})</span>")
-            panes = (
-                (self.selected_head(original), comparison.tokens, self.text("original", text=source)),
-                (self.selected_head(swapped), comparison.swapped_tokens, self.text("swapped", a=a, b=b)),
-            )
-            for offset, (matrix, labels, caption) in enumerate(panes):
-                column = 2 * index + offset
-                plot = self.swap_matrices[column]
-                plot.show_matrix(matrix, None)
-                plot.set_ticks(labels, labels)
-                plot.plot.setTitle(caption, color=LABEL_COLOR, size="9pt")
-                self.mark_swapped(self.swap_marks[column], len(labels), a, b)
-
-    def mark_swapped(self, marks: list[QGraphicsRectItem], length: int, a: int, b: int) -> None:
-        """Dashed outlines on the rows and columns of the two swapped positions."""
-        place(marks[0], 0, a, length, 1)
-        place(marks[1], 0, b, length, 1)
-        place(marks[2], a, 0, 1, length)
-        place(marks[3], b, 0, 1, length)
-
-    # -- the text under the picture --------------------------------------------------------
     def update_info(self) -> None:
         if self.what_if_button.isChecked():
             self.info.setText(self.swap_text())
@@ -541,18 +380,6 @@ class PositionsPanel(ConceptPanel):
                 lines.append(self.text("marks_no_step", n=length, last=length - 1))
         lines.append(self.diagonal_text())
         self.info.setText(" ".join(lines))
-
-    def swap_text(self) -> str:
-        source = self.swap_source
-        if self.comparison is None or source is None:
-            return ""
-        a, b = self.swap_a.value(), self.swap_b.value()
-        on, off = self.all_heads_deviation["with_pe"], self.all_heads_deviation["without_pe"]
-        ca, cb = display_token(source[a]), display_token(source[b])
-        text = self.text("swap_info", a=a, b=b, ca=ca, cb=cb, on=on, off=off)
-        if self.table is not None and self.table.kind == "none":
-            text += " " + self.text("none")
-        return text
 
     def diagonal_text(self) -> str:
         if self.table is None or self.diagonal_deviation is None:
