@@ -99,7 +99,7 @@ def run_gui(args) -> int:
     try:
         apply_options(window, session, args)
     except Exception:
-        window.close()  # stops the worker thread; Qt aborts if one is left running
+        dispose(window)
         raise
     if args.screenshot:
         return take_screenshot(app, window, session, checkpoint, args)
@@ -112,7 +112,9 @@ def run_gui(args) -> int:
     window.open_checkpoint(checkpoint)
     if args.compare is not None:
         window.compare_with(args.compare, args.compare_what_if)
-    return app.exec()
+    code = app.exec()
+    dispose(window)
+    return code
 
 
 def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
@@ -163,12 +165,25 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
     window.show()
     window.open_checkpoint(checkpoint)
     code = app.exec()
-    window.close()
+    dispose(window)
     if errors:
         print(f"attnviz: {errors[0]}", file=sys.stderr)
         return 2
     print(f"wrote {args.screenshot}", file=sys.stderr)
     return code
+
+
+def dispose(window) -> None:
+    """Close the window (which stops its worker threads) and delete it now, while Python is alive.
+
+    Left to the garbage collector, the window's Python wrapper can go before its pyqtgraph
+    children, which then receive events with no Python object behind them and crash the
+    process (seen with the Compare page open).
+    """
+    import shiboken6
+
+    window.close()
+    shiboken6.delete(window)
 
 
 def settled(session) -> bool:
@@ -212,7 +227,7 @@ def probe_startup(app, window, session, checkpoint: Path) -> int:
     window.open_checkpoint(checkpoint)
     code = app.exec()
     window.removeEventFilter(first_paint)
-    window.close()
+    dispose(window)
     print(json.dumps(times))
     return code
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtWidgets import QTabWidget
 
 from visualizer.compare import Comparison
@@ -40,4 +41,6 @@ class ComparePage:
         self.view.detach()
         self.comparison.close()
         self.bridge.shutdown()
-        self.view.deleteLater()
+        # deleted now, while Python is alive: left to interpreter shutdown, its pyqtgraph items
+        # receive events after Python is gone and crash the process
+        shiboken6.delete(self.view)

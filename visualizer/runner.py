@@ -16,6 +16,7 @@ import sys
 import traceback
 from typing import TYPE_CHECKING
 
+from model.core.errors import first_line, one_line
 from visualizer.session import (
     BranchRequest,
     Computed,
@@ -52,11 +53,6 @@ DOING = {
     DeviceRequest: "moving the model",
     ComputeRequest: "computing a panel's view",
 }
-
-
-def first_line(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0].strip() if lines else ""
 
 
 def is_out_of_memory(error: BaseException) -> bool:
@@ -229,7 +225,6 @@ class ModelRunner:
         import torch
 
         from model.core.devices import resolve_device
-        from model.core.errors import one_line
 
         if self.checkpoint is None:
             raise ValueError("no model is loaded")

@@ -16,6 +16,12 @@ class CheckpointError(ValueError):
         super().__init__(message)
 
 
+def first_line(error: BaseException) -> str:
+    """The first line of what ``error`` says ("" when it says nothing)."""
+    lines = str(error).strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
 def one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
+    """The first line of what ``error`` says, or its type's name when it says nothing."""
+    return first_line(error) or type(error).__name__

@@ -137,3 +137,38 @@ def test_a_screenshot_renders_offscreen_when_the_display_has_no_server(monkeypat
     )
     assert app.platform_problem(screenshot=True) is None
     assert os.environ["QT_QPA_PLATFORM"] == "offscreen"
+
+
+def test_compare_screenshot_waits_for_both_sides_and_exits_cleanly(tiny_checkpoint_path, tmp_path):
+    out = tmp_path / "compare.png"
+    # several runs: the process once crashed at exit, one time in two, with the Compare page open
+    for _ in range(3):
+        result = run_attnviz(
+            "--checkpoint",
+            str(tiny_checkpoint_path),
+            "--text",
+            "reverse: abc",
+            "--steps",
+            "2",
+            "--compare",
+            str(tiny_checkpoint_path),
+            "--compare-what-if",
+            "no_scaling",
+            "--view",
+            "cross",
+            "--size",
+            "1000x700",
+            "--overwrite",
+            "--screenshot",
+            str(out),
+            cwd=tmp_path,
+        )
+        assert result.returncode == 0, result.stderr
+    assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1000, 700)
+
+
+def test_compare_what_if_needs_compare(tiny_checkpoint_path, tmp_path):
+    result = run_attnviz(
+        "--compare-what-if", "no_scaling", "--screenshot", str(tmp_path / "x.png"), cwd=tmp_path
+    )
+    assert result.returncode == 2 and "needs --compare" in result.stderr

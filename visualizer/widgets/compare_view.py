@@ -51,6 +51,7 @@ class CompareView(QWidget):
             zip(self.titles, self.timelines, self.grids, strict=True)
         ):
             title.setStyleSheet(SIDE_STYLE)
+            title.setWordWrap(True)  # a long model name wraps rather than widen the window
             title.setTextFormat(Qt.TextFormat.RichText)
             sides.addWidget(title, 0, column)
             sides.addWidget(timeline, 1, column)
@@ -77,6 +78,9 @@ class CompareView(QWidget):
             values=(-1, 1), colorMap=pg.colormap.get(DIFFERENCE_COLORMAP), interactive=False, width=12
         )
         self.plots.addItem(self.difference_bar, row=0, col=3)
+        self.plots.setMinimumHeight(170)  # at 1024×700 the grids give way, not the enlarged heads
+        for grid in self.grids:
+            grid.setMinimumHeight(110)
         outer.addWidget(self.plots, 2)
         self.shown_difference: np.ndarray | None = None  # what the third plot draws, for tests
         self.subscriptions = Subscriptions(
