@@ -374,8 +374,9 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
     def show_shortcuts(self) -> None:
         text = (
             "→ step · ← back · Space play/pause · Home reset · End run to end\n"
-            "1 / 2 / 3 encoder / decoder / cross-attention · M mean of heads\n"
+            "1, 2, 3 … the model's kinds of attention, in the order of the tabs · M mean of heads\n"
             "Ctrl+O open · Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit\n"
+            "Ctrl+K compare with another model · Ctrl+Shift+K stop comparing\n"
             "Click a head to enlarge it; hover a cell to read its weight."
         )
         QMessageBox.information(self, "Keyboard shortcuts", text)
