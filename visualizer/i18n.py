@@ -29,7 +29,6 @@ ZH = {
     "&Attention kind": "注意力类型(&A)",
     "&Compare with another model…": "与另一个模型比较(&C)…",
     "&Stop comparing": "停止比较(&S)",
-    "Encoder mixing": "编码器混合",
     "Alignment": "对齐",
     "&Device": "设备(&D)",
     "Auto": "自动",

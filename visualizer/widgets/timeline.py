@@ -13,7 +13,7 @@ BUTTON_STYLE = """
 QPushButton { min-width: 26px; padding: 3px 5px; font-size: 13pt; border: 1px solid #555;
               border-radius: 3px; background: #2b2b2b; color: #eee; }
 QPushButton:checked { background: #ffb300; color: #000; border-color: #ffb300; }
-QPushButton[ahead="true"] { color: #888; }
+QPushButton:flat { color: #888; }
 QPushButton[forced="true"] { border: 2px solid #4fc3f7; }
 """
 
@@ -38,6 +38,7 @@ class Timeline(QScrollArea):
         self.start = self._make_button("⟨bos⟩", -1)
         self.start.setToolTip("before the first step: only the encoder has run")
         self.buttons: list[QPushButton] = []
+        self.records: list = []  # the step record each button shows (records are immutable)
         self.ending = QLabel("")
         self.ending.setStyleSheet("color: #aaa; padding-left: 8px;")
         self.row.addWidget(self.ending)
@@ -62,14 +63,21 @@ class Timeline(QScrollArea):
         steps = snapshot.steps if snapshot is not None else ()
         while len(self.buttons) > len(steps):
             button = self.buttons.pop()
+            self.records.pop()
             self.group.removeButton(button)
             button.deleteLater()
         while len(self.buttons) < len(steps):
             self.buttons.append(self._make_button("", len(self.buttons)))
+            self.records.append(None)
         for step, (button, record) in enumerate(zip(self.buttons, steps, strict=True)):
+            if self.records[step] is record:  # a step kept from the last snapshot: nothing to do
+                continue
+            self.records[step] = record
             label = snapshot.tokenizer.token_text(record.token_id)
             button.setText(display_token(label))
-            button.setProperty("forced", record.forced)
+            if bool(button.property("forced")) != record.forced:
+                button.setProperty("forced", record.forced)
+                restyle(button)  # a dynamic property is matched when polished: polish again
             chosen_p = record.filtered_probs[record.token_id]
             how = "forced by you" if record.forced else f"p = {chosen_p:.3f}"
             button.setToolTip(f"step {step + 1}: {label!r} ({how})")
@@ -83,11 +91,14 @@ class Timeline(QScrollArea):
             button.setChecked(True)
             self.ensureWidgetVisible(button)
         for step, item in enumerate(self.buttons):
-            ahead = step > cursor
-            if item.property("ahead") != ahead:
-                item.setProperty("ahead", ahead)
-                item.style().unpolish(item)
-                item.style().polish(item)
+            # "ahead" is the :flat pseudo-state, matched when painted: no re-polish per step
+            # (polishing all 64 buttons on a jump to the start blocked the GUI for ~40 ms)
+            item.setFlat(step > cursor)
 
     def on_clicked(self, button_id: int) -> None:
         self.session.go_to_step(button_id - 1)
+
+
+def restyle(widget: QWidget) -> None:
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)
