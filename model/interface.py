@@ -124,6 +124,22 @@ class FamilyInfo:
         known = ", ".join(k.name for k in self.kinds)
         raise ValueError(f"this model has no attention kind {name!r}; it has {known}")
 
+    def resolve_kind(self, name: str) -> str | None:
+        """The kind ``name`` means for this model: a kind's own name, or one of the words
+        ``encoder`` (its first kind over source positions), ``decoder`` (its first causal
+        kind) and ``cross`` (its attention over the source); None if it has no such kind."""
+        if self.has_kind(name):
+            return name
+        if name == "encoder":
+            found = next((k for k in self.kinds if k.queries == "source"), None)
+        elif name == "decoder":
+            found = next((k for k in self.kinds if k.causal), None)
+        elif name == "cross":
+            found = self.alignment_kind
+        else:
+            found = None
+        return found.name if found is not None else None
+
     @property
     def kind_names(self) -> tuple[str, ...]:
         return tuple(kind.name for kind in self.kinds)
@@ -261,6 +277,18 @@ class ModelFamily(ABC):
         self, encoded: EncodeOutput, tgt_in: torch.Tensor, tgt_pad: torch.Tensor, interventions: Interventions
     ) -> TeacherForcedOutput:
         """Decode the padded targets ``tgt_in`` (B, T) (``<bos>`` + target) in one pass."""
+
+    def greedy_texts(self, sources: Sequence[str]) -> list[str]:
+        """Greedy outputs for many sources (``attnviz eval``). This default steps each source
+        through the engine without capture; a family may override it with a batched path."""
+        from model.generation.engine import GenerationEngine
+
+        outputs = []
+        for source in sources:
+            engine = GenerationEngine(self, source, capture=False)
+            engine.run_to_end()
+            outputs.append(engine.output_text())
+        return outputs
 
     def positional_table(self) -> Any:
         """(positions, dims) what is added at each position, for families with absolute

@@ -140,6 +140,13 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
         # with --compare, side B has caught up too
         if not done and settled(session) and (window.compare is None or caught_up(window.compare.session)):
             done.append(True)
+            family = session.model.family
+            if args.view and family.resolve_kind(args.view) is None:
+                errors.append(
+                    f"--view {args.view}: this model has no such kind; it has {', '.join(family.kind_names)}"
+                )
+                app.exit(2)
+                return
             QTimer.singleShot(100, save)
 
     def caught_up(other) -> bool:
@@ -242,16 +249,13 @@ def apply_options(window, session, args) -> None:
     if decoding_given(args):
         session.settings = decoding_settings(args, session.settings)
         window.decoding.show_settings(session.settings)
-    if args.view:  # checked against the model's kinds once it is loaded
-        session.kind = VIEW_ALIASES.get(args.view, args.view)
+    if args.view:  # resolved against the model's kinds once it is loaded (FamilyInfo.resolve_kind)
+        session.kind = args.view
     if args.language:
         session.set_language(args.language)
     if args.panel:
         window.show_panel(args.panel)
     session.initial_steps = args.steps
-
-
-VIEW_ALIASES = {"encoder": "enc_self", "decoder": "dec_self"}
 
 
 def parse_size(text: str) -> tuple[int, int]:

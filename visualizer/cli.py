@@ -271,14 +271,14 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     import json
 
-    from model.tasks.evaluate import evaluate
+    from model.tasks.evaluate import evaluate_model
 
     if args.n < 1:
         raise UsageError("attnviz eval: --n must be at least 1")
     if args.json:
         refuse_to_overwrite(args, args.json)
     checkpoint = load(args)
-    report = evaluate(checkpoint.model, checkpoint.tokenizer, args.n, seed=args.seed)
+    report = evaluate_model(checkpoint, args.n, seed=args.seed)
     print(report.table())
     if args.heads:
         from model.tasks.analysis import head_roles

@@ -39,14 +39,21 @@ class Comparison:
         self.a, self.b = a, b
         self.b_what_if = Interventions()  # applied to B on top of A's what-ifs
         self.changed = Signal()  # () either side's state changed: the compare view redraws
+        self.asked_run: tuple | None = None  # (source, settings, what-ifs, forced) B was last started on
+        self.failed_run: tuple | None = None  # one B could not run: not asked again until A changes
+        self.problem: str | None = None  # why B does not show A's run, for the page
+        self.following_view = False  # B's selection is being set from A's: not sent back
         self.subscriptions = Subscriptions(
             (a.snapshot_changed, self.follow),
             (a.cursor_changed, self.follow),
             (a.view_changed, self.follow_view),
             (a.selection_changed, self.follow_view),
+            (a.model_changed, self.on_a_model),
+            (a.language_changed, b.set_language),
             (b.snapshot_changed, self.follow),
             (b.model_changed, self.on_b_model),
-            (b.cursor_changed, self.on_b_changed),
+            (b.cursor_changed, self.on_b_cursor),
+            (b.selection_changed, self.on_b_selection),
             (b.message, self.on_b_message),
         )
 
@@ -100,7 +107,11 @@ class Comparison:
         wanted_steps = len(a.snapshot.steps)
         forced = self.wanted_forced()
         interventions = self.wanted_interventions()
+        run = (a.snapshot.source, a.snapshot.settings, interventions, forced)
         snapshot = b.snapshot
+        if snapshot is not None and snapshot.stop_reason is not None:
+            # B stopped before A's later forced steps: those cannot apply to it
+            forced = trimmed(forced, len(snapshot.steps))
         same_run = (
             snapshot is not None
             and snapshot.source == a.snapshot.source
@@ -110,14 +121,25 @@ class Comparison:
             and all(not s.forced for s in snapshot.steps[len(forced) :])
         )
         if not same_run:
+            if run == self.failed_run:  # said once; asked again only when A's run changes
+                self.changed.emit()
+                return
+            self.asked_run = run
             b.source, b.settings, b.interventions = a.snapshot.source, a.snapshot.settings, interventions
-            b.restart(steps=max(wanted_steps, a.cursor + 1), forced=forced)
+            b.restart(steps=max(wanted_steps, a.cursor + 1), forced=run[3])
             return
+        self.failed_run = self.problem = None
         if len(snapshot.steps) < wanted_steps and snapshot.stop_reason is None:
             b.extend_to(wanted_steps)
             return
-        b.go_to_step(min(a.cursor, len(snapshot.steps) - 1))
+        self.show_a_step()
         self.changed.emit()
+
+    def show_a_step(self) -> None:
+        """B shows the step A shows (or its last, when it stopped earlier)."""
+        a, b = self.a, self.b
+        if a.snapshot is not None and b.snapshot is not None and not b.busy:
+            b.go_to_step(min(a.cursor, len(b.snapshot.steps) - 1))
 
     def follow_view(self) -> None:
         a, b = self.a, self.b
@@ -127,20 +149,45 @@ class Comparison:
                 b.set_kind(kind)
             layer = min(a.layer, b.model.family.max_layers - 1)
             head = None if a.head is None else min(a.head, b.model.family.max_heads - 1)
-            b.select_head(layer, head)
+            self.following_view = True
+            try:
+                b.select_head(layer, head)
+            finally:
+                self.following_view = False
         b.set_colormap(a.colormap)
         self.changed.emit()
 
-    def on_b_model(self, _model) -> None:
-        self.follow_view()
-        self.follow()
+    def on_a_model(self, model) -> None:
+        """A moved to another device (or another model): B goes to the same device."""
+        b = self.b
+        if b.model is not None and b.device != self.a.device:
+            b.set_device(self.a.device)
 
-    def on_b_changed(self, *_args) -> None:
+    def on_b_model(self, _model) -> None:
+        """B's model is in: its own start (which follows) runs on A's source and settings."""
+        a, b = self.a, self.b
+        self.failed_run = self.problem = None
+        if a.snapshot is not None:
+            b.source, b.settings = a.snapshot.source, a.snapshot.settings
+            b.interventions = self.wanted_interventions()
+        self.follow_view()
+
+    def on_b_cursor(self, *_args) -> None:
+        self.show_a_step()  # B's own start or steps move its cursor to its last step
         self.changed.emit()
 
+    def on_b_selection(self) -> None:
+        """A head clicked in B's grid selects it on both sides (the difference is of one head)."""
+        b = self.b
+        if not self.following_view and (b.layer, b.head) != (self.a.layer, self.a.head):
+            self.a.select_head(b.layer, b.head)
+
     def on_b_message(self, level: str, text: str) -> None:
+        if level == "error" and self.asked_run is not None:
+            self.failed_run, self.problem = self.asked_run, text
         if level in ("warning", "error"):
             self.a.message.emit(level, f"B: {text}")
+        self.changed.emit()
 
     # -- what the view shows ----------------------------------------------------------------
     def difference(self) -> Difference | None:
@@ -162,6 +209,14 @@ def shown_matrix(view: AttentionView, session: Session) -> np.ndarray:
     if session.head is None:
         return view.mean[layer]
     return view.weights[layer, min(session.head, view.heads - 1)]
+
+
+def trimmed(forced: tuple[int | None, ...], length: int) -> tuple[int | None, ...]:
+    """``forced`` cut to ``length`` steps, without trailing Nones."""
+    forced = list(forced[:length])
+    while forced and forced[-1] is None:
+        forced.pop()
+    return tuple(forced)
 
 
 def forced_of(snapshot) -> tuple[int | None, ...]:

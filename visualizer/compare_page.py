@@ -41,6 +41,7 @@ class ComparePage:
         self.view.detach()
         self.comparison.close()
         self.bridge.shutdown()
+        self.bridge.deleteLater()  # the stopped thread and its worker go with it
         # deleted now, while Python is alive: left to interpreter shutdown, its pyqtgraph items
         # receive events after Python is gone and crash the process
         shiboken6.delete(self.view)

@@ -157,7 +157,8 @@ class Session:
         self.model: ModelInfo | None = None
         self.snapshot: GenerationSnapshot | None = None
         self.cursor = -1  # the step shown; -1 = before the first step
-        self.kind = "cross"  # the attention kind shown; one of the model's kinds once one is loaded
+        self.kind = "cross"  # the kind shown: a kind's name or a word FamilyInfo.resolve_kind reads
+        self.known_kinds: set[str] = set()  # kinds of the models loaded so far
         self.layer, self.head = 0, 0  # head None = the mean over heads
         self.colormap = COLORMAPS[0]
         self.settings = DecodingSettings()
@@ -421,8 +422,17 @@ class Session:
         self.layer = min(self.layer, model.family.max_layers - 1)
         if self.head is not None:
             self.head = min(self.head, model.family.max_heads - 1)
-        if self.kind not in model.kinds:  # e.g. the last model's "cross" on a model without it
-            self.kind = model.family.alignment_kind.name if model.family.alignment_kind else model.kinds[0]
+        kind = model.family.resolve_kind(self.kind)  # "cross" means its attention over the source
+        if kind is None:
+            fallback = model.family.resolve_kind("cross") or model.kinds[0]
+            if self.kind not in self.known_kinds:  # asked for by name (--view), not left by a model
+                self.message.emit(
+                    "warning", f"this model has no attention kind {self.kind!r}; showing {fallback}"
+                )
+            kind = fallback
+        self.known_kinds.update(model.kinds)
+        if kind != self.kind:
+            self.kind = kind
             self.view_changed.emit()
         self.model_changed.emit(model)
         self.message.emit("info", f"loaded {model.name} on {model.device}")

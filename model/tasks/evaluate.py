@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import torch
 
 from model.core.batching import encode_sources
 from model.core.tokenizer import CharTokenizer
+from model.interface import ModelFamily
 from model.tasks.synthetic import DATE_FORMS, TASK_NAMES, Example, make_example
 from model.transformer.model import Transformer
 
@@ -23,7 +24,8 @@ def greedy_decode_batch(
     src, src_pad = encode_sources(tokenizer, sources, device)
     encoded = model.encode(src, src_pad)
     cache = model.start_cache(encoded)
-    limit = model.config.max_len - 1 if max_new_tokens is None else max_new_tokens
+    # as many as the engine takes: the decoder reads <bos> and max_len - 1 outputs, so max_len come out
+    limit = model.config.max_len if max_new_tokens is None else max_new_tokens
     token = torch.full((len(sources), 1), tokenizer.bos_id, dtype=torch.long, device=device)
     finished = torch.zeros(len(sources), dtype=torch.bool, device=device)
     chosen = []
@@ -82,13 +84,36 @@ def evaluate(
     batch_size: int = 250,
     tasks: Sequence[str] = TASK_NAMES,
 ) -> EvalReport:
+    """A Transformer module being trained (``model/tasks/train.py``), batched."""
     was_training = model.training
     model.eval()
+    report = evaluate_with(
+        lambda sources: greedy_decode_batch(model, tokenizer, sources), n_per_task, seed, batch_size, tasks
+    )
+    model.train(was_training)
+    return report
+
+
+def evaluate_model(
+    model: ModelFamily, n_per_task: int = 1000, seed: int = 0, batch_size: int = 250, tasks=TASK_NAMES
+) -> EvalReport:
+    """Any loaded model, through its family's ``greedy_texts`` (``attnviz eval``)."""
+    return evaluate_with(model.greedy_texts, n_per_task, seed, batch_size, tasks)
+
+
+def evaluate_with(
+    decode: Callable[[list[str]], list[str]],
+    n_per_task: int,
+    seed: int,
+    batch_size: int,
+    tasks: Sequence[str],
+) -> EvalReport:
+    """Exact match of ``decode``'s greedy outputs on the held-out examples."""
     examples = held_out_examples(n_per_task, seed, tasks)
     report = EvalReport(n_per_task, seed)
     for start in range(0, len(examples), batch_size):
         chunk = examples[start : start + batch_size]
-        outputs = greedy_decode_batch(model, tokenizer, [ex.source for ex in chunk])
+        outputs = decode([ex.source for ex in chunk])
         for example, output in zip(chunk, outputs, strict=True):
             keys = [example.task] + ([f"date/{example.form}"] if example.form else [])
             for key in keys:
@@ -96,5 +121,4 @@ def evaluate(
                 report.correct[key] = report.correct.get(key, 0) + (output == example.target)
             if output != example.target:
                 report.failures.append((example.source, example.target, output))
-    model.train(was_training)
     return report

@@ -180,6 +180,12 @@ class TransformerFamily(ModelFamily):
             extras={"norms": norm_stats_of(layers)},  # (B, L, 3, 4, T)
         )
 
+    def greedy_texts(self, sources: Sequence[str]) -> list[str]:
+        """Many sources at once, batched with the KV cache (as training evaluates)."""
+        from model.tasks.evaluate import greedy_decode_batch
+
+        return greedy_decode_batch(self.model, self.tokenizer, list(sources))
+
     # -- what some panels ask beyond the interface's core ----------------------------------
     def positional_table(self) -> Tensor:
         """(max_len, D) the encoding added at each position (zeros for ``positional="none"``)."""

@@ -190,3 +190,61 @@ def test_b_without_the_kind_shown_has_no_difference(tmp_path, tiny_checkpoint_pa
         assert b.step_count == 1 and b.cursor == 0
     finally:
         unregister_family("toy")
+
+
+def drain_bounded(workers, limit: int = 200) -> int:
+    """Like drain_all, but gives up after ``limit`` requests (a restart loop must not hang the test)."""
+    ran = 0
+    while any(w.queue for w in workers) and ran < limit:
+        for worker in workers:
+            ran += worker.drain(limit=1)
+    return ran
+
+
+def test_b_is_not_restarted_forever_when_a_forces_past_b_s_end(tmp_path, tiny_checkpoint_path):
+    register_family(ENTRY)
+    try:
+        a, b, comparison, workers = comparing(tiny_checkpoint_path, write_toy(tmp_path))
+        a.run_to_end()
+        drain_bounded(workers)
+        assert b.snapshot.stop_reason is not None and b.step_count < a.step_count  # B stops earlier
+        a.go_to_step(a.step_count - 2)
+        a.force_token(a.model.tokenizer.encode("q").ids[0])  # a step B never reaches
+        ran = drain_bounded(workers)
+        assert ran < 20 and not any(w.queue for w in workers)
+        assert b.cursor == b.step_count - 1
+    finally:
+        unregister_family("toy")
+
+
+def test_b_shows_a_s_step_after_its_own_restart(tiny_checkpoint_path):
+    a, b, comparison, workers = comparing(tiny_checkpoint_path, tiny_checkpoint_path)
+    for _ in range(4):
+        a.step_forward()
+        drain_all(*workers)
+    a.go_to_step(1)
+    comparison.set_b_what_if(Interventions(no_positional=True))  # B starts again, 4 steps
+    drain_all(*workers)
+    assert b.step_count == 4 and b.cursor == a.cursor == 1
+
+
+def test_a_source_b_cannot_run_is_said_once(tmp_path, tiny_checkpoint_path):
+    register_family(ENTRY)
+    try:
+        a, b, comparison, workers = comparing(tiny_checkpoint_path, write_toy(tmp_path))
+        errors = []
+        a.message.connect(lambda level, text: errors.append(text) if level == "error" else None)
+        long_source = "reverse: " + "a" * 36  # 45 characters: the Transformer reads it, the toy does not
+        a.set_source(long_source)
+        drain_all(*workers)
+        for _ in range(3):
+            a.step_forward()
+            drain_all(*workers)
+        b_errors = [e for e in errors if e.startswith("B: ")]
+        assert len(b_errors) == 1 and "at most" in b_errors[0]
+        assert comparison.problem is not None and a.step_count == 3
+        a.set_source("reverse: abc")  # a run B can do: it follows again
+        drain_all(*workers)
+        assert comparison.problem is None and b.snapshot.source == "reverse: abc"
+    finally:
+        unregister_family("toy")

@@ -172,3 +172,12 @@ def test_compare_what_if_needs_compare(tiny_checkpoint_path, tmp_path):
         "--compare-what-if", "no_scaling", "--screenshot", str(tmp_path / "x.png"), cwd=tmp_path
     )
     assert result.returncode == 2 and "needs --compare" in result.stderr
+
+
+def test_screenshot_with_an_unknown_view_exits_2_naming_the_kinds(tiny_checkpoint_path, tmp_path):
+    out = tmp_path / "x.png"
+    result = run_attnviz(
+        "--checkpoint", str(tiny_checkpoint_path), "--view", "bogus", "--screenshot", str(out), cwd=tmp_path
+    )
+    assert result.returncode == 2 and not out.exists()
+    assert "--view bogus" in result.stderr and "enc_self, dec_self, cross" in result.stderr

@@ -31,9 +31,13 @@ B_WHAT_IF_CHOICES = (
 )
 
 
-def selection(session) -> str:
-    who = "mean of heads" if session.head is None else f"head {session.head + 1}"
-    return f"layer {session.layer + 1} · {who}"
+def selection(session, view) -> str:
+    """The layer and head drawn for ``session`` (clamped to the kind's, as ``shown_matrix`` does)."""
+    if view is None:
+        return ""
+    layer = min(session.layer, view.layers - 1)
+    who = "mean of heads" if session.head is None else f"head {min(session.head, view.heads - 1) + 1}"
+    return f"{view.kind} · layer {layer + 1} · {who}"
 
 
 class CompareView(QWidget):
@@ -98,6 +102,8 @@ class CompareView(QWidget):
         for index, (name, _text) in enumerate(B_WHAT_IF_CHOICES):
             item = self.b_what_if.model().item(index)
             item.setEnabled(name == "none" or name in supported)
+        if self.b_what_if.currentData() not in ("none", *supported):  # the new B cannot apply it
+            self.b_what_if.setCurrentIndex(0)
         self.refresh()
 
     def choose_b_what_if(self, name: str) -> None:
@@ -122,7 +128,14 @@ class CompareView(QWidget):
                 what_if = " · what-if: " + self.b_what_if.currentText().removeprefix("B: ")
             title.setText(f"{letter}: {html.escape(name)}{what_if}")
         views = (comparison.a.attention(), comparison.b.attention())
-        titles = (f"A · {selection(comparison.a)}", f"B · {selection(comparison.b)}", "A − B")
+        titles = (
+            f"A · {selection(comparison.a, views[0])}",
+            f"B · {selection(comparison.b, views[1])}",
+            "A − B",
+        )
+        for cell, session in zip(self.cells[:2], (comparison.a, comparison.b), strict=True):
+            if cell.colormap != session.colormap:
+                cell.set_colormap(session.colormap)
         for cell, title in zip(self.cells, titles, strict=True):
             cell.plot.setTitle(title, color="#dddddd", size="10pt")
         for cell, view, session in zip(self.cells[:2], views, (comparison.a, comparison.b), strict=True):
@@ -138,14 +151,19 @@ class CompareView(QWidget):
             self.shown_difference = None
             cell.image.clear()
             cell.shape = None
-            self.status.setText(self.why_no_difference(views))
+            self.status.setText(
+                comparison.problem and f"B: {comparison.problem}" or self.why_no_difference(views)
+            )
             return
         bound = difference.bound or 1.0
         self.shown_difference = difference.matrix
         cell.show_matrix(difference.matrix, views[0].current_row, levels=(-bound, bound))
         cell.set_ticks(views[0].query_labels, views[0].key_labels)
         self.difference_bar.setLevels((-bound, bound))
-        self.status.setText(f"A − B of the selected head: largest difference {difference.bound:.3f}")
+        status = f"A − B of the selected head: largest difference {difference.bound:.3f}"
+        if comparison.problem:  # B still shows its last run: say why it does not follow
+            status = f"B: {comparison.problem} (B shows its last run)"
+        self.status.setText(status)
 
     def why_no_difference(self, views) -> str:
         if views[0] is None or views[1] is None:

@@ -36,6 +36,7 @@ class MatrixPlot:
 
     def __init__(self, plot: pg.PlotItem | pg.ViewBox, colormap: str) -> None:
         self.plot = plot
+        self.colormap = colormap
         self.viewbox = plot.getViewBox() if isinstance(plot, pg.PlotItem) else plot
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setColorMap(pg.colormap.get(colormap))
@@ -76,6 +77,7 @@ class MatrixPlot:
             self.row_outline.show()
 
     def set_colormap(self, name: str) -> None:
+        self.colormap = name
         self.image.setColorMap(pg.colormap.get(name))
 
     def set_ticks(self, query_labels: Sequence[str], key_labels: Sequence[str]) -> None:
