@@ -25,7 +25,7 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -q
 
-# the fast subset: no window, no subprocesses, no long runs (about a minute)
+# the fast subset: no window, no subprocesses, no long runs (about 30 s)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not gui and not slow and not soak and not packaging"
 

@@ -102,6 +102,13 @@ class Capabilities:
         return what_if in self.what_ifs
 
 
+# the trace's own arrays (model/generation/trace.py); no kind may take one of these names
+TRACE_NAMES = frozenset(
+    {"probs", "model_probs", "src_ids", "input_ids", "out_ids", "forced", "step_seconds", "target_ids"}
+    | {"predictions", "loss"}
+)
+
+
 @dataclass(frozen=True)
 class FamilyInfo:
     """A loaded model's description: plain data, safe to hand to the GUI thread."""
@@ -123,6 +130,18 @@ class FamilyInfo:
                 return kind
         known = ", ".join(k.name for k in self.kinds)
         raise ValueError(f"this model has no attention kind {name!r}; it has {known}")
+
+    def __post_init__(self) -> None:
+        """Kinds and extras name arrays in records and traces: they must not collide."""
+        names = [kind.name for kind in self.kinds]
+        if not names:
+            raise ValueError(f"{self.display_name}: a family needs at least one kind of attention")
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.display_name}: kinds of attention must have distinct names")
+        extras = {f"{side}_{name}" for name in self.extras for side in ("enc", "dec")}
+        for name in names:
+            if not name.isidentifier() or name in TRACE_NAMES or name in extras:
+                raise ValueError(f"{self.display_name}: {name!r} cannot name a kind (a trace array has it)")
 
     def resolve_kind(self, name: str) -> str | None:
         """The kind ``name`` means for this model: a kind's own name, or one of the words

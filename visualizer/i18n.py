@@ -27,6 +27,19 @@ ZH = {
     "Show the &mean of heads": "显示各头的平均(&M)",
     "&Colormap": "配色(&C)",
     "&Attention kind": "注意力类型(&A)",
+    # why a concept page is off for the loaded model (visualizer/panels/registry.py)
+    "this model does not expose its raw attention scores, so there is no mask to show on them": (
+        "这个模型不提供注意力的原始分数，因此没有可以施加在分数上的掩码"
+    ),
+    "this model cannot be run teacher-forced": "这个模型不能以教师强制方式运行",
+    "this model has no positional encoding": "这个模型没有位置编码",
+    "this model does not divide its attention scores by √d_k": "这个模型不把注意力分数除以 √d_k",
+    "this model cannot run without its ÷√d_k for the comparison": "这个模型不能去掉 ÷√d_k 来做对比",
+    "this model has no normalisation layers": "这个模型没有归一化层",
+    "this model does not record statistics around its norms": "这个模型不记录归一化前后的统计量",
+    "this model has no encoder and decoder stacks of norms to show": (
+        "这个模型没有可展示的编码器与解码器归一化层"
+    ),
     "&Compare with another model…": "与另一个模型比较(&C)…",
     "&Stop comparing": "停止比较(&S)",
     "Alignment": "对齐",

@@ -211,3 +211,16 @@ def test_kind_words_resolve_to_each_family_s_kinds(toy, tiny_checkpoint):
         None,
         "alignment",
     ]
+
+
+def test_kind_names_that_would_collide_in_a_trace_are_refused():
+    from dataclasses import replace
+
+    from tests.families.toy import INFO
+
+    kind = INFO.kinds[0]
+    for kinds in ((replace(kind, name="probs"),), (kind, kind), ()):
+        with pytest.raises(ValueError):
+            replace(INFO, kinds=kinds)
+    with pytest.raises(ValueError, match="cannot name a kind"):
+        replace(INFO, kinds=(replace(kind, name="enc_norms"),), extras={"norms": "..."})

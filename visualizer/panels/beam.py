@@ -229,6 +229,9 @@ class BeamPanel(ConceptPanel):
         if not path:
             self.clear_heatmap(text["root_title"])
             return
+        if session.model.family.alignment_kind is None:  # the tree only: nothing aligns to the source
+            self.clear_heatmap("this model has no attention over the source to show")
+            return
         # a prefix of the best hypothesis reads the same rows as the whole of it (causal mask)
         asked = beam.path(beam.best_node) if node_id in best_path(beam) else path
         key = ("beam-attention", snapshot.source, snapshot.interventions, tuple(asked))

@@ -260,9 +260,17 @@ class LayerNormPanel(ConceptPanel):
 
     # -- user input -----------------------------------------------------------------------
     def on_stack_chosen(self, index: int) -> None:
+        """The encoder's stack shows its first kind over source positions, the decoder's its
+        first causal kind (the Transformer's enc_self and dec_self)."""
+        session = self.session
+        if session.model is None:
+            return
+        family = session.model.family
         encoder = index == 0
-        if encoder != (self.session.kind == "enc_self"):
-            self.session.set_kind("enc_self" if encoder else "dec_self")
+        if encoder != (not family.kind(session.kind).per_step):
+            kind = family.resolve_kind("encoder" if encoder else "decoder")
+            if kind is not None:
+                session.set_kind(kind)
 
     def on_layer_chosen(self, index: int) -> None:
         if index >= 0 and index != self.session.layer:

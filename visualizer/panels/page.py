@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget
 
 from visualizer.events import Subscriptions
+from visualizer.i18n import tr
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import PanelEntry
 from visualizer.session import Session
@@ -44,7 +45,8 @@ class PanelPage(QStackedWidget):
         reason = self.unsupported
         if reason is not None:
             model = self.session.model
-            self.reason.setText(f"{self.entry.title(self.session.language)} — {model.name}: {reason}.")
+            language = self.session.language
+            self.reason.setText(f"{self.entry.title(language)} — {model.name}: {tr(reason, language)}.")
         self.setCurrentWidget(self.reason if reason is not None else self.panel)
 
     def on_language_changed(self, _language) -> None:

@@ -60,8 +60,10 @@ def needs_layer_norm(info: FamilyInfo) -> str | None:
         return "this model has no normalisation layers"
     if capabilities.norm != "layernorm":
         return f"this model normalises with {capabilities.norm}, not LayerNorm"
-    if not capabilities.norm_stats:
+    if not capabilities.norm_stats or "norms" not in info.extras:
         return "this model does not record statistics around its norms"
+    if info.resolve_kind("encoder") is None or info.resolve_kind("decoder") is None:
+        return "this model has no encoder and decoder stacks of norms to show"
     return None
 
 
