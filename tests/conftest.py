@@ -25,6 +25,17 @@ def tiny_checkpoint_path(tmp_path_factory):
 
 
 @pytest.fixture
+def toy_path(tmp_path):
+    """A model of the test family (tests/families/toy.py), registered for the test only."""
+    from model.registry import register_family, unregister_family
+    from tests.families.toy import ENTRY, write_toy
+
+    register_family(ENTRY)
+    yield write_toy(tmp_path)
+    unregister_family("toy")
+
+
+@pytest.fixture
 def tiny_checkpoint(tiny_checkpoint_path):
     return load_checkpoint(tiny_checkpoint_path, "cpu")
 

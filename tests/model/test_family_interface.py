@@ -14,20 +14,13 @@ from model.generation.engine import GenerationEngine
 from model.generation.trace import generation_arrays, generation_summary, write_trace
 from model.interface import Interventions
 from model.probes.teacher_forcing import hypothesis_attention, teacher_force, teacher_force_batch
-from model.registry import open_model, register_family, unregister_family
+from model.registry import open_model
 from model.transformer.family import TransformerFamily
-from tests.families.toy import ENTRY, HEADS, MIX_LAYERS, ToyFamily, write_toy
+from tests.families.toy import HEADS, MIX_LAYERS, ToyFamily
 from visualizer.panels.registry import ENTRIES
 from visualizer.views import attention_view
 
 SOURCE = "reverse: abcdef"
-
-
-@pytest.fixture
-def toy_path(tmp_path):
-    register_family(ENTRY)
-    yield write_toy(tmp_path)
-    unregister_family("toy")
 
 
 @pytest.fixture

@@ -49,8 +49,8 @@ def settings(tmp_path):
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
 
 
-@pytest.fixture
-def harness(qtbot, settings, tiny_checkpoint_path):
+def window_on(qtbot, settings, path):
+    """A shown window with ``path`` loaded and its first generation started; closed after."""
     session = Session()
     session.source = "reverse: abcdef"
     window = MainWindow(session, settings)
@@ -58,7 +58,12 @@ def harness(qtbot, settings, tiny_checkpoint_path):
     window.resize(1280, 800)
     window.show()
     result = Harness(qtbot, window)
-    result.open(tiny_checkpoint_path)
+    result.open(path)
     yield result
     window.close()
     assert not window.bridge.thread.isRunning(), "the worker thread outlived its window"
+
+
+@pytest.fixture
+def harness(qtbot, settings, tiny_checkpoint_path):
+    yield from window_on(qtbot, settings, tiny_checkpoint_path)

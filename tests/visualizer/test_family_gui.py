@@ -8,33 +8,15 @@ import pytest
 from PySide6.QtCore import Qt
 
 from model.generation.engine import GenerationEngine
-from model.registry import open_model, register_family, unregister_family
-from tests.families.toy import ENTRY, HEADS, write_toy
-from tests.visualizer.conftest import Harness
-from visualizer.main_window import MainWindow
+from model.registry import open_model
+from tests.families.toy import HEADS
+from tests.visualizer.conftest import window_on
 from visualizer.panels.registry import PANELS
-from visualizer.session import Session
-
-
-@pytest.fixture
-def toy_path(tmp_path):
-    register_family(ENTRY)
-    yield write_toy(tmp_path)
-    unregister_family("toy")
 
 
 @pytest.fixture
 def toy_window(qtbot, settings, toy_path):
-    session = Session()
-    session.source = "reverse: abcdef"
-    window = MainWindow(session, settings)
-    qtbot.addWidget(window)
-    window.resize(1280, 800)
-    window.show()
-    harness = Harness(qtbot, window)
-    harness.open(toy_path)
-    yield harness
-    window.close()
+    yield from window_on(qtbot, settings, toy_path)
 
 
 def tab_names(window) -> list[str]:
