@@ -46,6 +46,15 @@ FAMILIES: list[FamilyEntry] = [
 ]
 
 
+def import_families() -> None:
+    """Import every registered family's modules now (the worker does, off the GUI thread,
+    before the first model is opened)."""
+    for entry in FAMILIES:
+        for target in (entry.recognises, entry.opens):
+            if isinstance(target, str):
+                import_module(target.split(":")[0])
+
+
 def register_family(entry: FamilyEntry) -> FamilyEntry:
     """Add (or replace) a family; it is asked before the built-in ones."""
     unregister_family(entry.name)

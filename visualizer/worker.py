@@ -34,7 +34,9 @@ class ModelWorker(QObject, ModelRunner):
         import fails: the window then tries itself and shows why."""
         try:
             import model.generation.engine  # noqa: F401
-            import model.registry  # noqa: F401
+            from model.registry import import_families
+
+            import_families()
         except Exception:  # reported by the GUI thread's own attempt (install_panels)
             traceback.print_exc()
         self.warmed.emit()
