@@ -13,6 +13,7 @@ from model.generation.engine import GenerationEngine
 from model.transformer.checkpoint import load_checkpoint
 from visualizer.main_window import MainWindow
 from visualizer.session import Session
+from visualizer.widgets.heatmap import display_token
 
 
 def engine_after(path, source: str, steps: int) -> GenerationEngine:
@@ -340,3 +341,26 @@ def test_panels_that_cannot_be_loaded_say_why_in_their_tabs(qtbot, settings, mon
     assert "could not be loaded" in window.message_label.text()
     window.error_dialog.close()
     window.close()
+
+
+def test_a_long_run_gets_every_timeline_button_and_the_grid_labels_are_reused(harness):
+    from visualizer.widgets.timeline import BUTTONS_PER_PASS
+
+    grid = harness.window.grid
+    harness.session.set_kind("cross")
+    harness.session.step_forward()
+    harness.wait_idle()
+    labels = list(grid.labels)
+    harness.session.run_to_end()
+    harness.wait_idle()
+    steps = harness.session.snapshot.steps
+    assert len(steps) > BUTTONS_PER_PASS  # more buttons than one pass of the event loop makes
+    timeline = harness.window.timeline
+    harness.qtbot.waitUntil(lambda: len(timeline.buttons) == len(steps), timeout=5_000)
+    assert [b.text() for b in timeline.buttons] == [
+        display_token(t) for t in harness.session.snapshot.output_tokens
+    ]
+    assert timeline.buttons[-1].isChecked() and not timeline.buttons[-1].isFlat()
+    harness.session.go_to_step(-1)
+    assert all(b.isFlat() for b in timeline.buttons)  # every step is ahead of the shown one
+    assert grid.labels == labels  # more rows only move the head and layer labels

@@ -282,22 +282,29 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         return self.mosaic
 
     def place_labels(self, layout: MosaicLayout) -> None:
-        for label in self.labels:
-            self.viewbox.removeItem(label)
-        self.labels = []
+        """Head and layer labels around the mosaic. A new cell size (more query rows) only
+        moves them; creating pyqtgraph TextItems is what costs (about 1 ms each)."""
         heads = layout.columns - 1
+        texts = [
+            ("mean of heads" if column == heads else f"head {column + 1}") for column in range(layout.columns)
+        ]
+        texts += [f"L{layer + 1}" for layer in range(layout.layers)]
+        if [label.textItem.toPlainText() for label in self.labels] != texts:
+            for label in self.labels:
+                self.viewbox.removeItem(label)
+            self.labels = []
+            for index, text in enumerate(texts):
+                label = pg.TextItem(
+                    text, color=LABEL_COLOR, anchor=(0.5, 1.0) if index < layout.columns else (1.0, 0.5)
+                )
+                if index >= layout.columns:
+                    label.setToolTip(f"layer {index - layout.columns + 1}")
+                self.viewbox.addItem(label)
+                self.labels.append(label)
         for column in range(layout.columns):
-            text = "mean of heads" if column == heads else f"head {column + 1}"
-            label = pg.TextItem(text, color=LABEL_COLOR, anchor=(0.5, 1.0))
-            label.setPos(column * layout.pitch + layout.cell / 2, -layout.gap)
-            self.labels.append(label)
+            self.labels[column].setPos(column * layout.pitch + layout.cell / 2, -layout.gap)
         for layer in range(layout.layers):
-            label = pg.TextItem(f"L{layer + 1}", color=LABEL_COLOR, anchor=(1.0, 0.5))
-            label.setPos(-layout.gap, layer * layout.pitch + layout.cell / 2)
-            label.setToolTip(f"layer {layer + 1}")
-            self.labels.append(label)
-        for label in self.labels:
-            self.viewbox.addItem(label)
+            self.labels[layout.columns + layer].setPos(-layout.gap, layer * layout.pitch + layout.cell / 2)
         height, width = layout.size
         self.viewbox.setRange(
             xRange=(-layout.cell * 0.35, width + layout.cell * 0.25),
