@@ -104,8 +104,8 @@ class Capabilities:
 
 # the trace's own arrays (model/generation/trace.py); no kind may take one of these names
 TRACE_NAMES = frozenset(
-    {"probs", "model_probs", "src_ids", "input_ids", "out_ids", "forced", "step_seconds", "target_ids"}
-    | {"predictions", "loss"}
+    ("probs", "model_probs", "src_ids", "input_ids", "out_ids", "forced", "step_seconds")
+    + ("target_ids", "predictions", "loss")
 )
 
 
