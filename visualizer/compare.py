@@ -95,9 +95,7 @@ class Comparison:
                 continue
             text = snapshot.tokenizer.token_text(step.token_id)
             forced.append(token_id_in(b.tokenizer, text, step.token_id == snapshot.tokenizer.eos_id))
-        while forced and forced[-1] is None:
-            forced.pop()
-        return tuple(forced)
+        return trimmed(forced)
 
     def follow(self, *_args) -> None:
         a, b = self.a, self.b
@@ -211,8 +209,9 @@ def shown_matrix(view: AttentionView, session: Session) -> np.ndarray:
     return view.weights[layer, min(session.head, view.heads - 1)]
 
 
-def trimmed(forced: tuple[int | None, ...], length: int) -> tuple[int | None, ...]:
-    """``forced`` cut to ``length`` steps, without trailing Nones."""
+def trimmed(forced, length: int | None = None) -> tuple[int | None, ...]:
+    """The forced token of each step (None: the model's own), cut to ``length`` steps and
+    without trailing Nones, so that two runs forcing the same tokens compare equal."""
     forced = list(forced[:length])
     while forced and forced[-1] is None:
         forced.pop()
@@ -220,10 +219,7 @@ def trimmed(forced: tuple[int | None, ...], length: int) -> tuple[int | None, ..
 
 
 def forced_of(snapshot) -> tuple[int | None, ...]:
-    forced = [step.token_id if step.forced else None for step in snapshot.steps]
-    while forced and forced[-1] is None:
-        forced.pop()
-    return tuple(forced)
+    return trimmed([step.token_id if step.forced else None for step in snapshot.steps])
 
 
 def token_id_in(tokenizer, text: str, is_eos: bool) -> int:

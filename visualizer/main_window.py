@@ -283,7 +283,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
         placeholder = self.pages.widget(index + 1)
         self.pages.removeTab(index + 1)
         placeholder.deleteLater()
-        page = PanelPage(self.session, entry, panel)
+        page = PanelPage(self.session, panel)
         self.pages.insertTab(index + 1, page, panel.title())
         self.pages.setCurrentIndex(current)
         self.panels.append(panel)

@@ -19,8 +19,8 @@ import torch
 import torch.nn.functional as F
 
 from model.core.batching import encode_sources, pad_ids
-from model.generation.engine import EncoderRecord, record_encoder
-from model.interface import NO_INTERVENTIONS, Interventions, ModelFamily
+from model.generation.engine import EncoderRecord, numpy_of, record_encoder
+from model.interface import NO_INTERVENTIONS, EncodeOutput, Interventions, ModelFamily
 
 
 @dataclass(frozen=True)
@@ -86,9 +86,11 @@ def teacher_force_batch(
     sources: Sequence[str],
     targets: Sequence[str | Sequence[int]],
     interventions: Interventions = NO_INTERVENTIONS,
+    encoded: EncodeOutput | None = None,
 ) -> list[TeacherForcedItem]:
     """Run ``sources`` and ``targets`` (texts, or token ids without ``<bos>``/``<eos>``) as one
-    padded, teacher-forced batch and keep everything."""
+    padded, teacher-forced batch and keep everything. ``encoded``: the sources already encoded
+    with capture (``record_encoder``'s), so that the encoder does not run twice."""
     if len(sources) != len(targets) or not sources:
         raise ValueError("give as many targets as sources, at least one")
     if len(sources) > 1 and not model.info.capabilities.padded_batch:
@@ -102,7 +104,8 @@ def teacher_force_batch(
     src, src_pad = encode_sources(tokenizer, sources, device)  # (B, S)
     tgt_in, tgt_pad = pad_ids([[tokenizer.bos_id, *ids] for ids in target_ids], tokenizer.pad_id, device)
     tgt_out, _ = pad_ids([[*ids, tokenizer.eos_id] for ids in target_ids], tokenizer.pad_id, device)
-    encoded = model.encode(src, src_pad, interventions, capture=True)
+    if encoded is None:
+        encoded = model.encode(src, src_pad, interventions, capture=True)
     out = model.teacher_force(encoded, tgt_in, tgt_pad, interventions)
     logits = out.logits.float()  # (B, T, V)
     loss = F.cross_entropy(logits.transpose(1, 2), tgt_out, reduction="none")  # (B, T)
@@ -121,10 +124,10 @@ def teacher_force_batch(
                 weights, scores, scale = encoded.attention, encoded.scores, encoded.scale
                 mask = src_pad[b].unsqueeze(0).expand(src.shape[1], -1)  # (S, S): padding keys
             attention[kind.name] = AttentionMatrices(
-                scores=numpy(scores[kind.name][b]) if kind.name in scores else None,
+                scores=numpy_of(scores[kind.name][b]) if kind.name in scores else None,
                 scale=scale,
                 mask=mask.cpu().numpy(),
-                weights=numpy(weights[kind.name][b]),
+                weights=numpy_of(weights[kind.name][b]),
                 query_tokens=tgt_tokens if kind.queries == "target" else src_tokens,
                 key_tokens=tgt_tokens if kind.keys == "target" else src_tokens,
             )
@@ -135,12 +138,12 @@ def teacher_force_batch(
                 attention=attention,
                 input_ids=tgt_in[b].cpu().numpy(),
                 target_ids=tgt_out[b].cpu().numpy(),
-                logits=numpy(logits[b]),
+                logits=numpy_of(logits[b]),
                 predictions=logits[b].argmax(-1).cpu().numpy(),
-                loss=numpy(loss[b]),
+                loss=numpy_of(loss[b]),
                 source_padding=src_pad[b].cpu().numpy(),
                 target_padding=tgt_pad[b].cpu().numpy(),
-                extras={name: numpy(value[b])[..., :n_targets] for name, value in out.extras.items()},
+                extras={name: numpy_of(value[b])[..., :n_targets] for name, value in out.extras.items()},
             )
         )
     return items
@@ -183,19 +186,15 @@ def teacher_force(
     model: ModelFamily, source: str, target: str, interventions: Interventions = NO_INTERVENTIONS
 ) -> TeacherForcedRecord:
     """Run ``target`` through the decoder in one pass and record everything."""
-    _, encoder = record_encoder(model, source, interventions)
+    encoded, encoder = record_encoder(model, source, interventions)
     target_encoded = model.tokenizer.encode(target)
     if len(target_encoded.ids) + 1 > model.info.max_target_len:
         raise ValueError(
             f"the target has {len(target)} characters; this model writes at most "
             f"{model.info.max_target_len - 1}"
         )
-    [item] = teacher_force_batch(model, [source], [target], interventions)
+    [item] = teacher_force_batch(model, [source], [target], interventions, encoded)
     return TeacherForcedRecord(encoder, item, target_encoded.unknown)
-
-
-def numpy(tensor: torch.Tensor) -> np.ndarray:
-    return tensor.detach().float().cpu().numpy()
 
 
 def hypothesis_attention(

@@ -12,16 +12,15 @@ from PySide6.QtWidgets import QLabel, QStackedWidget
 from visualizer.events import Subscriptions
 from visualizer.i18n import tr
 from visualizer.panels.base import ConceptPanel
-from visualizer.panels.registry import PanelEntry
 from visualizer.session import Session
 
 UNSUPPORTED_STYLE = "color: #9a9a9a; font-size: 13pt; padding: 24px"
 
 
 class PanelPage(QStackedWidget):
-    def __init__(self, session: Session, entry: PanelEntry, panel: ConceptPanel) -> None:
+    def __init__(self, session: Session, panel: ConceptPanel) -> None:
         super().__init__()
-        self.session, self.entry, self.panel = session, entry, panel
+        self.session, self.panel = session, panel
         self.reason = QLabel()
         self.reason.setObjectName("unsupported")
         self.reason.setWordWrap(True)
@@ -35,18 +34,12 @@ class PanelPage(QStackedWidget):
         )
         self.on_model_changed(session.model)
 
-    @property
-    def unsupported(self) -> str | None:
-        """Why the loaded model cannot be shown on this page; None when it can."""
-        model = self.session.model
-        return self.entry.unsupported(model.family if model is not None else None)
-
     def on_model_changed(self, _model) -> None:
-        reason = self.unsupported
+        # the panel judged the model first: it subscribed in its constructor, before its page
+        reason = self.panel.unsupported
         if reason is not None:
-            model = self.session.model
             language = self.session.language
-            self.reason.setText(f"{self.entry.title(language)} — {model.name}: {tr(reason, language)}.")
+            self.reason.setText(f"{self.panel.title()} — {self.session.model.name}: {tr(reason, language)}.")
         self.setCurrentWidget(self.reason if reason is not None else self.panel)
 
     def on_language_changed(self, _language) -> None:
