@@ -13,6 +13,8 @@ import shiboken6
 from PySide6.QtWidgets import QTabWidget
 
 from visualizer.compare import Comparison
+from visualizer.events import Subscriptions
+from visualizer.i18n import tr
 from visualizer.session import Session
 from visualizer.widgets.compare_view import CompareView
 from visualizer.worker import WorkerBridge
@@ -28,13 +30,18 @@ class ComparePage:
         self.comparison = Comparison(session, self.session)
         self.view = CompareView(self.comparison)
         self.pages = pages
-        pages.addTab(self.view, TITLE)
+        pages.addTab(self.view, tr(TITLE, session.language))
+        self.subscriptions = Subscriptions((session.language_changed, self.on_language_changed))
+
+    def on_language_changed(self, language: str) -> None:
+        self.pages.setTabText(self.pages.indexOf(self.view), tr(TITLE, language))
 
     def open(self, path: str | Path) -> None:
         self.comparison.open(path)
         self.pages.setCurrentWidget(self.view)
 
     def close(self) -> None:
+        self.subscriptions.close()
         index = self.pages.indexOf(self.view)
         if index >= 0:
             self.pages.removeTab(index)

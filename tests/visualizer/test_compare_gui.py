@@ -66,3 +66,15 @@ def test_stop_comparing_removes_the_page_and_its_worker(harness, tiny_checkpoint
     assert window.compare is None and window.pages.count() == pages - 1
     assert not bridge.thread.isRunning()
     assert not window.actions_by_name["stop_compare"].isEnabled()
+
+
+def test_the_compare_page_follows_the_language(harness, tiny_checkpoint_path, qtbot):
+    window = harness.window
+    window.compare_with(tiny_checkpoint_path, "no_positional")
+    qtbot.waitUntil(lambda: caught_up(harness), timeout=20_000)
+    harness.session.set_language("zh")
+    index = window.pages.indexOf(window.compare.view)
+    assert window.pages.tabText(index) == "比较 A | B"
+    assert window.compare.view.b_what_if.currentText() == "B：去掉位置编码"
+    assert window.compare.session.language == "zh"
+    assert window.compare.view.titles[1].text().endswith("what-if: without positional encoding")

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBox
 from model.interface import Interventions
 from visualizer.compare import Comparison, shown_matrix
 from visualizer.events import Subscriptions
+from visualizer.i18n import tr
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 from visualizer.widgets.timeline import Timeline
@@ -65,7 +66,7 @@ class CompareView(QWidget):
         controls = QHBoxLayout()
         self.b_what_if = QComboBox()
         for name, text in B_WHAT_IF_CHOICES:
-            self.b_what_if.addItem(text, name)
+            self.b_what_if.addItem(tr(text, a.language), name)
         self.b_what_if.currentIndexChanged.connect(self.on_b_what_if)
         controls.addWidget(self.b_what_if)
         self.status = QLabel()
@@ -88,9 +89,15 @@ class CompareView(QWidget):
         outer.addWidget(self.plots, 2)
         self.shown_difference: np.ndarray | None = None  # what the third plot draws, for tests
         self.subscriptions = Subscriptions(
-            (comparison.changed, self.refresh), (b.model_changed, self.on_b_model)
+            (comparison.changed, self.refresh),
+            (b.model_changed, self.on_b_model),
+            (a.language_changed, self.on_language_changed),
         )
         self.refresh()
+
+    def on_language_changed(self, language: str) -> None:
+        for index, (_name, text) in enumerate(B_WHAT_IF_CHOICES):
+            self.b_what_if.setItemText(index, tr(text, language))
 
     def detach(self) -> None:
         self.subscriptions.close()
@@ -125,7 +132,8 @@ class CompareView(QWidget):
             name = "no model yet" if model is None else f"{model.name} · {model.family.display_name}"
             what_if = ""
             if side == 1 and comparison.b_what_if.active:
-                what_if = " · what-if: " + self.b_what_if.currentText().removeprefix("B: ")
+                english = dict(B_WHAT_IF_CHOICES)[self.b_what_if.currentData()]
+                what_if = " · what-if: " + english.removeprefix("B: ")
             title.setText(f"{letter}: {html.escape(name)}{what_if}")
         views = (comparison.a.attention(), comparison.b.attention())
         titles = (
