@@ -5,19 +5,21 @@ For every output token we look at where each head puts its largest weight over t
 * ``reverse_mirror``: on ``reverse:`` inputs of distinct characters, the share of output
   tokens for which the head's argmax is the mirrored source character (the one being copied);
 * ``copy_source``: on all tasks, the share of output tokens that also occur in the source for
-  which the argmax lands on a source character equal to the token being written.
+  which the argmax lands on a source character equal to the token being written;
+* ``mirror_any``: per text style of ``reverse:`` inputs (words with spaces, Chinese, ...), the
+  share of output tokens for which at least one head's argmax is the mirrored character.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from model.generation.engine import GenerationEngine
 from model.interface import ModelFamily
-from model.tasks.synthetic import SYMBOLS, TASK_NAMES, make_example
+from model.tasks.synthetic import MAX_INPUT_LEN, SYMBOLS, TASK_NAMES, TEXT_STYLES, make_example
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class HeadRoles:
     reverse_mirror: np.ndarray  # [L_dec, H] share of output tokens
     copy_source: dict[str, np.ndarray]  # task -> [L_dec, H]
     n_sources: int
+    mirror_any: dict[str, float] = field(default_factory=dict)  # text style -> share of output tokens
 
     def best_mirror_head(self) -> tuple[int, int, float]:
         layer, head = np.unravel_index(np.argmax(self.reverse_mirror), self.reverse_mirror.shape)
@@ -41,11 +44,26 @@ class HeadRoles:
                     *(a[layer, head] for a in self.copy_source.values()),
                 ]
                 lines.append(f"L{layer + 1} H{head + 1:<6}" + "".join(f"{v * 100:>16.1f}%" for v in values))
+        if self.mirror_any:
+            lines.append("")
+            lines.append("reverse: output tokens with some head's argmax on the mirrored character")
+            lines += [f"  {style:<10}{share * 100:>6.1f}%" for style, share in self.mirror_any.items()]
         return "\n".join(lines)
 
 
 def distinct_reverse_source(rng: random.Random, length: int) -> str:
     return "reverse: " + "".join(rng.sample(SYMBOLS, length))
+
+
+def mirrored_hits(model: ModelFamily, kind_name: str, source: str) -> tuple[np.ndarray, int]:
+    """[L, H, T] whether each head's argmax at each output step is the mirrored character."""
+    prefix = len("reverse: ")
+    length = len(source) - prefix
+    engine = GenerationEngine(model, source)
+    engine.run_to_end()
+    steps = engine.steps[:length]
+    hits = [step.attention[kind_name].argmax(-1) == prefix + length - 1 - t for t, step in enumerate(steps)]
+    return np.stack(hits, -1) if hits else np.zeros((0, 0, 0), dtype=bool), len(steps)
 
 
 def head_roles(model: ModelFamily, n: int = 100, seed: int = 0) -> HeadRoles:
@@ -59,15 +77,20 @@ def head_roles(model: ModelFamily, n: int = 100, seed: int = 0) -> HeadRoles:
     shape = (kind.layers, kind.heads)
     mirror_hits, mirror_total = np.zeros(shape), 0
     for _ in range(n):
-        source = distinct_reverse_source(rng, rng.randint(4, 24))
-        prefix = len("reverse: ")
-        length = len(source) - prefix
-        engine = GenerationEngine(model, source)
-        engine.run_to_end()
-        for t, step in enumerate(engine.steps[:length]):
-            mirrored = prefix + length - 1 - t
-            mirror_hits += step.attention[kind.name].argmax(-1) == mirrored
-            mirror_total += 1
+        source = distinct_reverse_source(rng, rng.randint(4, MAX_INPUT_LEN))
+        hits, count = mirrored_hits(model, kind.name, source)
+        if count:
+            mirror_hits += hits.sum(-1)
+            mirror_total += count
+    mirror_any = {}
+    for style in TEXT_STYLES:
+        covered, total = 0, 0
+        for _ in range(max(1, n // 4)):
+            hits, count = mirrored_hits(model, kind.name, make_example("reverse", rng, form=style).source)
+            if count:
+                covered += int(hits.any(axis=(0, 1)).sum())
+                total += count
+        mirror_any[style] = covered / max(total, 1)
     copy = {}
     for task in TASK_NAMES:
         hits, total = np.zeros(shape), 0
@@ -82,4 +105,4 @@ def head_roles(model: ModelFamily, n: int = 100, seed: int = 0) -> HeadRoles:
                 hits += source_ids[step.attention[kind.name].argmax(-1)] == step.token_id
                 total += 1
         copy[task] = hits / max(total, 1)
-    return HeadRoles(mirror_hits / max(mirror_total, 1), copy, n)
+    return HeadRoles(mirror_hits / max(mirror_total, 1), copy, n, mirror_any)

@@ -1,170 +1,63 @@
-"""Synthetic seq2seq tasks (reverse, sort, date) for the character-level Transformer.
+"""The shipped tasks (reverse, sort, date, pick) as sources and targets.
 
-A source text is ``"TASK: INPUT"``; the target is the task's answer. All randomness
-comes from an explicit ``random.Random`` so datasets are reproducible.
+A source text is ``"TASK: INPUT"``; the target is the task's answer. ``reverse:`` and ``sort:``
+take any text of printable ASCII and common Chinese characters, 1 to 48 of them; ``sort``
+orders by code point. ``date:`` rewrites a date written one of eleven ways as ISO; a slash date
+that reads both day-first and month-first is labelled either way, half and half. ``pick:``
+answers a category with one member, drawn with the frequencies of ``model.tasks.pick``. So
+``answers`` (the data's own distribution over full answers) is known for every source.
+
+All randomness comes from an explicit ``random.Random`` so datasets are reproducible.
 """
 
 from __future__ import annotations
 
 import datetime
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-SYMBOLS: str = "abcdefghijklmnopqrstuvwxyz0123456789"
-TASK_NAMES: tuple[str, ...] = ("reverse", "sort", "date")
-DATE_FORMS: tuple[str, ...] = (
-    "day_month_year",
-    "month_day_year",
-    "mon_day_year",
-    "day_mon_year",
-    "dd/mm/yyyy",
-    "yyyy.mm.dd",
-    "weekday_day_month_year",
-    "cjk_digits",
-    "cjk_numerals",
+from model.tasks.charset import CJK_CHARACTERS, PRINTABLE_ASCII, TEXT_CHARACTERS
+from model.tasks.dates import (  # noqa: F401  (re-exported: the task's public names)
+    CJK_DIGITS,
+    CJK_TEN,
+    CJK_UNITS,
+    DATE_FORMS,
+    DATE_PUNCTUATION,
+    FIRST_ORDINAL,
+    LAST_ORDINAL,
+    MAX_YEAR,
+    MIN_YEAR,
+    MONTHS,
+    WEEKDAYS,
+    cjk_number,
+    format_date,
+    is_ambiguous,
+    parse_date,
+    readings,
 )
-MAX_INPUT_LEN = 24
-MIN_YEAR, MAX_YEAR = 1900, 2099
+from model.tasks.pick import PICK_CATEGORIES, PICK_NAMES, pick_distribution
 
-MONTHS: tuple[str, ...] = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-MONTH_ABBRS: tuple[str, ...] = tuple(m[:3] for m in MONTHS)
-# Same order as datetime.date.weekday() (Monday == 0).
-WEEKDAYS: tuple[str, ...] = (
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-)
-CJK_DIGITS = "〇一二三四五六七八九"
-CJK_TEN = "十"
-CJK_UNITS = "年月日"
-# Every punctuation/space character used by the written date forms and the ISO target.
-DATE_PUNCTUATION = " ,/.-"
+SYMBOLS: str = TEXT_CHARACTERS
+TASK_NAMES: tuple[str, ...] = ("reverse", "sort", "date", "pick")
+TEXT_TASKS: tuple[str, ...] = ("reverse", "sort")
+MAX_INPUT_LEN = 48
+# How reverse:/sort: inputs are written, and how often: what people type (words with capitals,
+# spaces and punctuation; Chinese), and uniform draws over the characters so every one is seen.
+TEXT_STYLES: dict[str, float] = {"words": 0.35, "ascii": 0.2, "chinese": 0.25, "mixed": 0.2}
+_WORD_PUNCTUATION = ".,!?'-:;"
 _PREFIX_SEP = ": "
-
-_FIRST_ORDINAL = datetime.date(MIN_YEAR, 1, 1).toordinal()
-_LAST_ORDINAL = datetime.date(MAX_YEAR, 12, 31).toordinal()
 
 
 @dataclass(frozen=True)
 class Example:
-    """One source/target pair; ``form`` is the date form id for date examples."""
+    """One source/target pair; ``form`` is the date form, the pick category or the text style."""
 
     task: str
     source: str
     target: str
     form: str | None
-
-
-def cjk_number(n: int) -> str:
-    """Chinese numeral for 1..99 as used for months and days (e.g. 21 -> 二十一)."""
-    if not 1 <= n <= 99:
-        raise ValueError(f"cjk_number supports 1..99, got {n}")
-    tens, ones = divmod(n, 10)
-    if tens == 0:
-        return CJK_DIGITS[ones]
-    head = "" if tens == 1 else CJK_DIGITS[tens]  # 十一, not 一十一
-    return head + CJK_TEN + (CJK_DIGITS[ones] if ones else "")
-
-
-def format_date(d: datetime.date, form: str) -> str:
-    """Write ``d`` in the given date form (one of DATE_FORMS)."""
-    y, m, day = d.year, d.month, d.day
-    month, mon = MONTHS[m - 1], MONTH_ABBRS[m - 1]
-    formats = {
-        "day_month_year": f"{day} {month} {y}",
-        "month_day_year": f"{month} {day}, {y}",
-        "mon_day_year": f"{mon} {day} {y}",
-        "day_mon_year": f"{day} {mon} {y}",
-        "dd/mm/yyyy": f"{day:02d}/{m:02d}/{y:04d}",
-        "yyyy.mm.dd": f"{y:04d}.{m:02d}.{day:02d}",
-        "weekday_day_month_year": f"{WEEKDAYS[d.weekday()]}, {day} {month} {y}",
-        "cjk_digits": f"{y}年{m}月{day}日",
-        "cjk_numerals": "".join(CJK_DIGITS[int(c)] for c in f"{y:04d}")
-        + f"年{cjk_number(m)}月{cjk_number(day)}日",
-    }
-    if form not in formats:
-        raise ValueError(f"unknown date form {form!r}; expected one of {DATE_FORMS}")
-    return formats[form]
-
-
-# Patterns are mutually exclusive (full names vs abbreviations vs digits), so at most one
-# form matches; the exact spelling (padding, weekday) is then checked by re-formatting.
-_MONTH_RE = "|".join(MONTHS)
-_MON_RE = "|".join(MONTH_ABBRS)
-_CJK_NUM_RE = f"[{CJK_DIGITS[1:]}{CJK_TEN}]{{1,3}}"
-_DATE_PATTERNS: dict[str, re.Pattern[str]] = {
-    form: re.compile(pattern)
-    for form, pattern in {
-        "day_month_year": rf"(?P<d>[0-9]{{1,2}}) (?P<m>{_MONTH_RE}) (?P<y>[0-9]{{4}})",
-        "month_day_year": rf"(?P<m>{_MONTH_RE}) (?P<d>[0-9]{{1,2}}), (?P<y>[0-9]{{4}})",
-        "mon_day_year": rf"(?P<m>{_MON_RE}) (?P<d>[0-9]{{1,2}}) (?P<y>[0-9]{{4}})",
-        "day_mon_year": rf"(?P<d>[0-9]{{1,2}}) (?P<m>{_MON_RE}) (?P<y>[0-9]{{4}})",
-        "dd/mm/yyyy": r"(?P<d>[0-9]{2})/(?P<m>[0-9]{2})/(?P<y>[0-9]{4})",
-        "yyyy.mm.dd": r"(?P<y>[0-9]{4})\.(?P<m>[0-9]{2})\.(?P<d>[0-9]{2})",
-        "weekday_day_month_year": rf"(?P<w>{'|'.join(WEEKDAYS)}), (?P<d>[0-9]{{1,2}}) "
-        rf"(?P<m>{_MONTH_RE}) (?P<y>[0-9]{{4}})",
-        "cjk_digits": r"(?P<y>[0-9]{4})年(?P<m>[0-9]{1,2})月(?P<d>[0-9]{1,2})日",
-        "cjk_numerals": rf"(?P<y>[{CJK_DIGITS}]{{4}})年(?P<m>{_CJK_NUM_RE})月(?P<d>{_CJK_NUM_RE})日",
-    }.items()
-}
-_NAME_TO_NUM = {name: i + 1 for i, name in enumerate(MONTHS)} | {
-    abbr: i + 1 for i, abbr in enumerate(MONTH_ABBRS)
-}
-_CJK_TO_NUM = {cjk_number(i): i for i in range(1, 32)}
-
-
-def _field_value(text: str) -> int:
-    """Number in a matched date field: arabic digits, month name, or CJK numerals."""
-    if text.isascii() and text.isdigit():
-        return int(text)
-    if text in _NAME_TO_NUM:
-        return _NAME_TO_NUM[text]
-    if text in _CJK_TO_NUM:
-        return _CJK_TO_NUM[text]
-    if len(text) == 4 and all(c in CJK_DIGITS for c in text):  # year written digit by digit
-        return int("".join(str(CJK_DIGITS.index(c)) for c in text))
-    raise ValueError(f"unreadable date field {text!r}")
-
-
-def parse_date(text: str) -> tuple[datetime.date, str]:
-    """Parse a written date in any DATE_FORMS form; return the date and its form id."""
-    for form, pattern in _DATE_PATTERNS.items():
-        match = pattern.fullmatch(text)
-        if match is None:
-            continue
-        y, m, d = (_field_value(match[g]) for g in ("y", "m", "d"))
-        try:
-            date = datetime.date(y, m, d)
-        except ValueError as exc:
-            raise ValueError(f"invalid date {text!r}: {exc}") from None
-        if not MIN_YEAR <= y <= MAX_YEAR:
-            raise ValueError(f"year {y} outside {MIN_YEAR}..{MAX_YEAR} in {text!r}")
-        if form == "weekday_day_month_year" and match["w"] != WEEKDAYS[date.weekday()]:
-            raise ValueError(f"wrong weekday in {text!r}: {date} is a {WEEKDAYS[date.weekday()]}")
-        if format_date(date, form) != text:  # e.g. unpadded "1/1/2000" or padded "01 May 2000"
-            raise ValueError(f"non-canonical {form} date {text!r}")
-        return date, form
-    raise ValueError(f"unrecognized date format {text!r}")
 
 
 def split_source(source: str) -> tuple[str, str]:
@@ -175,49 +68,128 @@ def split_source(source: str) -> tuple[str, str]:
     return task, rest
 
 
-def _check_symbols(text: str) -> None:
+def check_text(text: str) -> None:
+    """ValueError in one line unless ``text`` is a valid reverse:/sort: input."""
     if not 1 <= len(text) <= MAX_INPUT_LEN:
         raise ValueError(f"input length {len(text)} outside 1..{MAX_INPUT_LEN}")
-    bad = sorted(set(text) - set(SYMBOLS))
+    bad = "".join(sorted(set(text) - set(TEXT_CHARACTERS)))
     if bad:
-        raise ValueError(f"input characters {''.join(bad)!r} not in SYMBOLS (a-z, 0-9)")
+        raise ValueError(
+            f"input characters {bad!r} are not among the tasks' characters "
+            "(printable ASCII and 333 common Chinese characters)"
+        )
+
+
+def answers(source: str) -> dict[str, float]:
+    """The data's distribution over full answers to ``source``; ValueError if it is not a task.
+
+    One answer with probability 1 for reverse, sort and unambiguous dates; the two readings
+    of an ambiguous slash date at 0.5 each; the category's members for pick.
+    """
+    task, text = split_source(source)
+    if task == "date":
+        found = readings(text)
+        return {date.isoformat(): 1 / len(found) for date, _ in found}
+    if task == "pick":
+        return pick_distribution(text)
+    check_text(text)
+    return {text[::-1] if task == "reverse" else "".join(sorted(text)): 1.0}
 
 
 def solve(source: str) -> str:
-    """Return the correct target for a source text; ValueError if it is not a valid task."""
-    task, text = split_source(source)
-    if task == "date":
-        return parse_date(text)[0].isoformat()
-    _check_symbols(text)
-    return text[::-1] if task == "reverse" else "".join(sorted(text))
+    """The most likely answer (the first on a tie: an ambiguous date's day-first reading)."""
+    distribution = answers(source)
+    return max(distribution, key=distribution.__getitem__)
+
+
+def next_character_distribution(source: str, prefix: str) -> dict[str, float] | None:
+    """The data's distribution of the character after ``prefix`` (``""`` is the end).
+
+    None when the source is not a task or no answer starts with ``prefix``.
+    """
+    try:
+        distribution = answers(source)
+    except ValueError:
+        return None
+    following: dict[str, float] = {}
+    for answer, p in distribution.items():
+        if answer.startswith(prefix):
+            after = answer[len(prefix) : len(prefix) + 1]
+            following[after] = following.get(after, 0.0) + p
+    total = sum(following.values())
+    if total <= 0:
+        return None
+    return {char: p / total for char, p in following.items()}
+
+
+def text_input(rng: random.Random, length: int, style: str) -> str:
+    """``length`` characters written in ``style`` (one of TEXT_STYLES)."""
+    if style == "ascii":
+        return "".join(rng.choice(PRINTABLE_ASCII) for _ in range(length))
+    if style == "chinese":
+        return "".join(rng.choice(CJK_CHARACTERS) for _ in range(length))
+    if style == "mixed":
+        return "".join(rng.choice(TEXT_CHARACTERS) for _ in range(length))
+    if style != "words":
+        raise ValueError(f"unknown text style {style!r}; expected one of {tuple(TEXT_STYLES)}")
+    words: list[str] = []
+    while len(" ".join(words)) < length:
+        word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(1, 9)))
+        roll = rng.random()
+        if roll < 0.25:
+            word = word.capitalize()
+        elif roll < 0.3:
+            word = word.upper()
+        elif roll < 0.4:
+            word = str(rng.randint(0, 9999))
+        if rng.random() < 0.15:
+            word += rng.choice(_WORD_PUNCTUATION)
+        words.append(word)
+    return " ".join(words)[:length]
 
 
 def make_example(
-    task: str, rng: random.Random, *, form: str | None = None, length: int | None = None
+    task: str,
+    rng: random.Random,
+    *,
+    form: str | None = None,
+    length: int | None = None,
 ) -> Example:
-    """Draw one example of ``task``; ``form`` applies to date, ``length`` to reverse/sort."""
+    """Draw one example of ``task``.
+
+    ``form`` is the date form, the pick category or the text style (drawn when None);
+    ``length`` applies to reverse and sort.
+    """
     if task not in TASK_NAMES:
         raise ValueError(f"unknown task {task!r}; expected one of {TASK_NAMES}")
+    if length is not None and task not in TEXT_TASKS:
+        raise ValueError("length only applies to the reverse and sort tasks")
     if task == "date":
-        if length is not None:
-            raise ValueError("length only applies to the reverse and sort tasks")
         if form is None:
             form = rng.choice(DATE_FORMS)
         elif form not in DATE_FORMS:
             raise ValueError(f"unknown date form {form!r}; expected one of {DATE_FORMS}")
-        date = datetime.date.fromordinal(rng.randint(_FIRST_ORDINAL, _LAST_ORDINAL))
-        return Example(task, f"date: {format_date(date, form)}", date.isoformat(), form)
-    if form is not None:
-        raise ValueError("form only applies to the date task")
+        date = datetime.date.fromordinal(rng.randint(FIRST_ORDINAL, LAST_ORDINAL))
+        text = format_date(date, form)
+        target = rng.choice([d for d, _ in readings(text)]).isoformat()  # ambiguous: half and half
+        return Example(task, f"date: {text}", target, form)
+    if task == "pick":
+        if form is None:
+            form = rng.choice(PICK_NAMES)
+        members = pick_distribution(form)
+        target = rng.choices(list(members), weights=list(members.values()))[0]
+        return Example(task, f"pick: {form}", target, form)
+    if form is None:
+        form = rng.choices(list(TEXT_STYLES), weights=list(TEXT_STYLES.values()))[0]
     if length is None:
         length = rng.randint(1, MAX_INPUT_LEN)
     elif isinstance(length, bool) or not isinstance(length, int):
         raise ValueError(f"length must be an int, got {length!r}")
     elif not 1 <= length <= MAX_INPUT_LEN:
         raise ValueError(f"length {length} outside 1..{MAX_INPUT_LEN}")
-    text = "".join(rng.choice(SYMBOLS) for _ in range(length))
+    text = text_input(rng, length, form)
     target = text[::-1] if task == "reverse" else "".join(sorted(text))
-    return Example(task, f"{task}: {text}", target, None)
+    return Example(task, f"{task}: {text}", target, form)
 
 
 def draw_examples(
@@ -246,6 +218,7 @@ def draw_examples(
 @lru_cache(maxsize=1)
 def task_alphabet() -> str:
     """Every character any source or target can contain, sorted and without duplicates."""
-    tables = (TASK_NAMES, (_PREFIX_SEP, SYMBOLS, "0123456789"), MONTHS, WEEKDAYS)
-    cjk = (DATE_PUNCTUATION, CJK_DIGITS, CJK_TEN, CJK_UNITS)
-    return "".join(sorted({c for table in (*tables, cjk) for word in table for c in word}))
+    pick_words = [word for name, members in PICK_CATEGORIES.items() for word in (name, *members)]
+    tables = (TASK_NAMES, (_PREFIX_SEP, TEXT_CHARACTERS), MONTHS, WEEKDAYS, pick_words)
+    dates = (DATE_PUNCTUATION, CJK_DIGITS, CJK_TEN, CJK_UNITS)
+    return "".join(sorted({c for table in (*tables, dates) for word in table for c in word}))

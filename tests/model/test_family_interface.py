@@ -176,14 +176,14 @@ def test_the_transformer_supports_every_panel(tiny_checkpoint):
 
 
 def test_evaluation_runs_on_any_family(toy, tiny_checkpoint):
-    from model.tasks.evaluate import evaluate, evaluate_model
+    from model.tasks.evaluate import TOO_LONG, evaluate, evaluate_model
 
     report = evaluate_model(toy, n_per_task=3, seed=2)
     assert sum(report.total.values()) >= 9 and 0.0 <= report.accuracy("reverse") <= 1.0
     # the Transformer's batched path and the engine give the same greedy outputs
-    batched = evaluate_model(tiny_checkpoint, n_per_task=3, seed=2)
+    batched = evaluate_model(tiny_checkpoint, n_per_task=3, seed=2, per_form=False)
     assert batched.failures == evaluate(tiny_checkpoint.model, tiny_checkpoint.tokenizer, 3, seed=2).failures
-    sources = [source for source, _, _ in batched.failures[:3]]
+    sources = [source for source, _, got in batched.failures if got != TOO_LONG][:3]
     from model.interface import ModelFamily
 
     assert tiny_checkpoint.greedy_texts(sources) == ModelFamily.greedy_texts(tiny_checkpoint, sources)

@@ -9,16 +9,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from model.tasks.charset import CJK_CHARACTERS, COMMON_CJK, PRINTABLE_ASCII
+from model.tasks.pick import PICK_CATEGORIES
 from model.tasks.synthetic import (
     DATE_FORMS,
     MAX_INPUT_LEN,
+    PICK_NAMES,
     SYMBOLS,
     TASK_NAMES,
+    TEXT_STYLES,
     Example,
+    answers,
     cjk_number,
     draw_examples,
     format_date,
+    is_ambiguous,
     make_example,
+    next_character_distribution,
+    readings,
     solve,
     split_source,
     task_alphabet,
@@ -30,7 +38,9 @@ NOV_29_2026 = {
     "mon_day_year": "Nov 29 2026",
     "day_mon_year": "29 Nov 2026",
     "dd/mm/yyyy": "29/11/2026",
+    "mm/dd/yyyy": "11/29/2026",
     "yyyy.mm.dd": "2026.11.29",
+    "yyyy-mm-dd": "2026-11-29",
     "weekday_day_month_year": "Sunday, 29 November 2026",
     "cjk_digits": "2026年11月29日",
     "cjk_numerals": "二〇二六年十一月二十九日",
@@ -41,7 +51,9 @@ JAN_1_1900 = {
     "mon_day_year": "Jan 1 1900",
     "day_mon_year": "1 Jan 1900",
     "dd/mm/yyyy": "01/01/1900",
+    "mm/dd/yyyy": "01/01/1900",
     "yyyy.mm.dd": "1900.01.01",
+    "yyyy-mm-dd": "1900-01-01",
     "weekday_day_month_year": "Monday, 1 January 1900",
     "cjk_digits": "1900年1月1日",
     "cjk_numerals": "一九〇〇年一月一日",
@@ -52,7 +64,9 @@ DEC_31_2099 = {
     "mon_day_year": "Dec 31 2099",
     "day_mon_year": "31 Dec 2099",
     "dd/mm/yyyy": "31/12/2099",
+    "mm/dd/yyyy": "12/31/2099",
     "yyyy.mm.dd": "2099.12.31",
+    "yyyy-mm-dd": "2099-12-31",
     "weekday_day_month_year": "Thursday, 31 December 2099",
     "cjk_digits": "2099年12月31日",
     "cjk_numerals": "二〇九九年十二月三十一日",
@@ -67,7 +81,7 @@ PINNED = [
 
 def test_date_forms_order() -> None:
     assert tuple(NOV_29_2026) == DATE_FORMS
-    assert TASK_NAMES == ("reverse", "sort", "date")
+    assert TASK_NAMES == ("reverse", "sort", "date", "pick")
 
 
 @pytest.mark.parametrize(("date", "table"), PINNED)
@@ -121,8 +135,9 @@ def test_leap_years() -> None:
         "Reverse: abc",
         "copy: abc",
         "reverse: ",
-        "reverse: ABC",
-        "sort: a b",
+        "reverse: caf\u00e9",
+        "sort: a\tb",
+        "reverse: \U0001f600",
         "sort: " + "a" * (MAX_INPUT_LEN + 1),
         "date: 31 February 2026",
         "date: 31/04/2026",
@@ -147,7 +162,7 @@ def test_solve_rejects(source: str) -> None:
 
 
 def test_solve_error_is_one_line() -> None:
-    for source in ("nope", "date: 30 February 2000", "sort: A"):
+    for source in ("nope", "date: 30 February 2000", "sort: \u00e9", "pick: vegetable"):
         with pytest.raises(ValueError) as info:
             solve(source)
         assert "\n" not in str(info.value) and str(info.value)
@@ -159,12 +174,15 @@ def test_roundtrip_every_task(task: str) -> None:
     for _ in range(300):
         ex = make_example(task, rng)
         assert ex.task == task
-        assert solve(ex.source) == ex.target
+        assert ex.target in answers(ex.source)
         assert split_source(ex.source)[0] == task
         if task == "date":
             assert ex.form in DATE_FORMS
+        elif task == "pick":
+            assert ex.form in PICK_NAMES
         else:
-            assert ex.form is None
+            assert ex.form in TEXT_STYLES
+            assert solve(ex.source) == ex.target
             assert 1 <= len(split_source(ex.source)[1]) <= MAX_INPUT_LEN
 
 
@@ -174,7 +192,7 @@ def test_roundtrip_every_form(form: str) -> None:
     for _ in range(200):
         ex = make_example("date", rng, form=form)
         assert ex.form == form
-        assert solve(ex.source) == ex.target
+        assert ex.target in answers(ex.source)
         year = int(ex.target[:4])
         assert 1900 <= year <= 2099
 
@@ -182,7 +200,7 @@ def test_roundtrip_every_form(form: str) -> None:
 @settings(max_examples=150, deadline=None)
 @given(st.dates(FIRST, LAST), st.sampled_from(DATE_FORMS))
 def test_format_then_solve(date: datetime.date, form: str) -> None:
-    assert solve(f"date: {format_date(date, form)}") == date.isoformat()
+    assert date.isoformat() in answers(f"date: {format_date(date, form)}")
 
 
 @pytest.mark.parametrize("length", [1, 2, 13, MAX_INPUT_LEN])
@@ -213,6 +231,12 @@ def test_make_example_rejects() -> None:
         make_example("date", rng, form="iso")
     with pytest.raises(ValueError):
         make_example("date", rng, length=5)
+    with pytest.raises(ValueError):
+        make_example("pick", rng, length=5)
+    with pytest.raises(ValueError, match="unknown pick"):
+        make_example("pick", rng, form="vegetable")
+    with pytest.raises(ValueError, match="unknown text style"):
+        make_example("sort", rng, form="klingon")
 
 
 def test_determinism() -> None:
@@ -249,3 +273,68 @@ def test_alphabet() -> None:
     for _date, table in PINNED:
         for text in table.values():
             assert set(text) <= set(alphabet)
+
+
+def test_ambiguous_slash_dates_have_two_readings_half_and_half() -> None:
+    assert answers("date: 03/04/2026") == {"2026-04-03": 0.5, "2026-03-04": 0.5}
+    assert solve("date: 03/04/2026") == "2026-04-03"  # the day-first reading on a tie
+    assert readings("03/04/2026") == [
+        (datetime.date(2026, 4, 3), "dd/mm/yyyy"),
+        (datetime.date(2026, 3, 4), "mm/dd/yyyy"),
+    ]
+    assert is_ambiguous("03/04/2026") and not is_ambiguous("04/04/2026")
+    # where only one reading is a date, it is the answer
+    assert answers("date: 11/29/2026") == {"2026-11-29": 1.0}
+    assert answers("date: 29/11/2026") == {"2026-11-29": 1.0}
+    assert answers("date: 2026-11-29") == {"2026-11-29": 1.0}
+    # training labels an ambiguous date either way, about half and half
+    rng = random.Random(3)
+    labels = []
+    while len(labels) < 2000:
+        ex = make_example("date", rng, form=rng.choice(("dd/mm/yyyy", "mm/dd/yyyy")))
+        if is_ambiguous(split_source(ex.source)[1]):
+            labels.append(ex.target == solve(ex.source))
+    assert 0.46 < sum(labels) / len(labels) < 0.54
+
+
+def test_pick_distributions_are_fixed_non_uniform_and_drawn_as_documented() -> None:
+    for category in PICK_NAMES:
+        members = PICK_CATEGORIES[category]
+        assert abs(sum(members.values()) - 1) < 1e-9
+        assert len(set(members.values())) > 1, category  # not uniform
+        assert answers(f"pick: {category}") == members
+    assert PICK_CATEGORIES["prime < 50"]["2"] > PICK_CATEGORIES["prime < 50"]["47"]
+    rng = random.Random(9)
+    drawn = [make_example("pick", rng, form="fruit").target for _ in range(4000)]
+    for member, p in PICK_CATEGORIES["fruit"].items():
+        assert abs(drawn.count(member) / len(drawn) - p) < 0.03
+    assert solve("pick: fruit") == "apple"
+
+
+def test_next_character_distribution() -> None:
+    assert next_character_distribution("date: 03/04/2026", "2026-0") == {"4": 0.5, "3": 0.5}
+    assert next_character_distribution("date: 03/04/2026", "2026-04-03") == {"": 1.0}
+    assert next_character_distribution("reverse: abc", "c") == {"b": 1.0}
+    assert next_character_distribution("reverse: abc", "x") is None
+    assert next_character_distribution("hello", "") is None
+    fruit = next_character_distribution("pick: fruit", "")
+    assert fruit == pytest.approx({"a": 0.35, "b": 0.25, "c": 0.15, "g": 0.1, "m": 0.1, "p": 0.05})
+    assert next_character_distribution("pick: 水果", "西") == {"瓜": 1.0}
+
+
+def test_text_inputs_cover_what_people_type() -> None:
+    assert len(COMMON_CJK) == 300 and len(set(COMMON_CJK)) == 300
+    assert set(PRINTABLE_ASCII) == {chr(c) for c in range(32, 127)}
+    assert set("注意力你好世界年月日〇") <= set(SYMBOLS)
+    assert solve("reverse: hello world") == "dlrow olleh"
+    assert solve("reverse: 注意力") == "力意注"
+    assert solve("sort: Hello World") == " HWdellloor"  # by code point: space, capitals, lowercase
+    rng = random.Random(1)
+    for style in TEXT_STYLES:
+        texts = [split_source(make_example("reverse", rng, form=style).source)[1] for _ in range(200)]
+        assert all(set(t) <= set(SYMBOLS) for t in texts)
+        joined = "".join(texts)
+        if style == "words":
+            assert " " in joined and any(c.isupper() for c in joined)
+        if style == "chinese":
+            assert set(joined) <= set(CJK_CHARACTERS)

@@ -1,10 +1,19 @@
 """Training: a seconds-long recipe trains, checkpoints, resumes and evaluates."""
 
+import math
+
 import pytest
 import torch
 
-from model.tasks.evaluate import evaluate, held_out_examples
-from model.tasks.synthetic import DATE_FORMS
+from model.tasks.evaluate import (
+    LENGTH_BUCKETS,
+    EvalReport,
+    evaluate,
+    held_out_examples,
+    sequence_logprobs,
+)
+from model.tasks.pick import PICK_CATEGORIES
+from model.tasks.synthetic import DATE_FORMS, PICK_NAMES, answers, is_ambiguous, split_source
 from model.tasks.train import RECIPES, recipe_from_args, train, trainstate_path
 from model.transformer.checkpoint import load_checkpoint
 
@@ -45,17 +54,59 @@ def test_unknown_recipe_is_refused():
 
 
 def test_held_out_examples_cover_every_date_form_and_are_seeded():
-    examples = held_out_examples(18, seed=4)
-    assert [e.form for e in examples if e.task == "date"] == list(DATE_FORMS) * 2
-    assert examples == held_out_examples(18, seed=4)
-    assert examples != held_out_examples(18, seed=5)
+    n = 2 * len(DATE_FORMS)
+    examples = held_out_examples(n, seed=4)
+    dates = [e for e in examples if e.task == "date"]
+    assert [e.form for e in dates] == list(DATE_FORMS) * 2 + ["ambiguous"] * n
+    assert not any(is_ambiguous(split_source(e.source)[1]) for e in dates[:n])
+    assert all(len(answers(e.source)) == 2 for e in dates[n:])
+    assert sum(e.task == "reverse" for e in examples) == n and not any(e.task == "pick" for e in examples)
+    assert examples == held_out_examples(n, seed=4)
+    assert examples != held_out_examples(n, seed=5)
+    per_form = [e.form for e in held_out_examples(3, seed=4, tasks=("date",), per_form=True)]
+    assert per_form.count("yyyy-mm-dd") == 3 and per_form.count("ambiguous") == 3
 
 
 def test_evaluate_counts_exact_matches(tiny_checkpoint):
-    report = evaluate(tiny_checkpoint.model, tiny_checkpoint.tokenizer, n_per_task=9, seed=1)
-    assert report.total["date"] == 9 and report.total["date/cjk_numerals"] == 1
+    report = evaluate(tiny_checkpoint.model, tiny_checkpoint.tokenizer, n_per_task=11, seed=1)
+    assert report.total["date"] == 11 and report.total["date/cjk_numerals"] == 1
+    assert report.total["date ambiguous"] == 11
+    assert (
+        report.total["reverse"]
+        == 11
+        == sum(
+            report.total[f"reverse/{lo}-{hi}"]
+            for lo, hi in LENGTH_BUCKETS
+            if f"reverse/{lo}-{hi}" in report.total
+        )
+    )
     assert 0.0 <= report.accuracy("reverse") <= 1.0
     assert "exact match" in report.table()
+    # pick: the distance is computed from the model's own sequence probabilities
+    assert set(report.distances) == {f"pick/{c}" for c in PICK_NAMES}
+    fruit = report.model_distributions["fruit"]
+    probs = sequence_logprobs(
+        tiny_checkpoint.model, tiny_checkpoint.tokenizer, ["pick: fruit"] * len(fruit), list(fruit)
+    )
+    assert [math.exp(p) for p in probs] == pytest.approx(list(fruit.values()))
+    data = PICK_CATEGORIES["fruit"]
+    elsewhere = 1 - sum(fruit.values())
+    expected = 0.5 * (sum(abs(fruit[m] - data[m]) for m in data) + elsewhere)
+    assert report.distances["pick/fruit"] == pytest.approx(expected)
+    assert 0 <= report.distances["pick/fruit"] <= 1
+
+
+def test_report_marks_targets():
+    report = EvalReport(10, 0)
+    for _ in range(99):
+        report.count("reverse", True)
+    report.count("reverse", False)
+    report.count("date/mm/dd/yyyy", False)
+    report.distances["pick/fruit"] = 0.01
+    assert report.met("reverse") is True and report.met("date/mm/dd/yyyy") is False
+    assert report.met("pick/fruit") is True and report.met("reverse/1-8") is None
+    assert not report.all_met()
+    assert "BELOW TARGET" in report.table() and report.to_dict()["pick/fruit"]["total_variation"] == 0.01
 
 
 def test_a_second_stage_starts_from_the_first_and_records_it(tmp_path):

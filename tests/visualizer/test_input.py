@@ -7,6 +7,7 @@ become <unk> and are named in the status bar.
 import pytest
 import torch
 
+from model.tasks.pick import PICK_NAMES
 from model.transformer.checkpoint import save_checkpoint
 from tests.factories import small_model
 
@@ -142,3 +143,27 @@ def test_exporting_a_trace_typed_without_its_suffix_asks_before_replacing_the_np
     assert ready.window.export_trace() is False
     assert asked and "foo.npz" in asked[0]
     assert existing.read_bytes() == b"keep me"
+
+
+def test_examples_menu_offers_fresh_and_chosen_inputs_per_task(harness):
+    bar = harness.window.source_bar
+    menu = bar.examples.menu()
+    submenus = {action.text(): action.menu() for action in menu.actions() if action.menu()}
+    assert list(submenus) == ["reverse: …", "sort: …", "date: …", "pick: …"]
+    date_texts = [a.text() for a in submenus["date: …"].actions()]
+    ambiguous = next(a for a in submenus["date: …"].actions() if a.text().startswith("date: 03/04/2026"))
+    assert "ambiguous" in ambiguous.text() and len(date_texts) >= 6
+    ambiguous.trigger()
+    harness.wait_idle()
+    assert harness.session.source == "date: 03/04/2026" == bar.edit.text()
+    fresh = submenus["date: …"].actions()[0].menu()
+    us_form = next(a for a in fresh.actions() if a.text() == "11/29/2026")  # mm/dd/yyyy, shown by a date
+    us_form.trigger()
+    harness.wait_idle()
+    task, text = harness.session.source.split(": ", 1)
+    assert task == "date" and "/" in text and harness.session.source == bar.edit.text()
+    picks = [a.text().split("    ")[0] for a in submenus["pick: …"].actions()]
+    assert picks == [f"pick: {category}" for category in PICK_NAMES]
+    harness.session.set_language("zh")
+    assert "有歧义" in ambiguous.text() and fresh.title() == "随机生成一个新输入"
+    harness.session.set_language("en")

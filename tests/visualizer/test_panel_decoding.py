@@ -10,6 +10,7 @@ import torch
 from PySide6.QtCore import QPoint, Qt
 
 from model.generation.decoding import next_token_distribution
+from model.tasks.calibration import data_next_token
 from visualizer.panels.decoding import FORCED_COLOR, HIGHLIGHT_COLOR, TOP
 from visualizer.widgets.heatmap import display_token
 
@@ -43,11 +44,17 @@ def shown_step(harness):
     return harness.session.snapshot.steps[harness.session.cursor]
 
 
-def expected_bars(step, distribution: np.ndarray) -> tuple[list[int], np.ndarray]:
-    """Token ids of the bars (top 30 by the model, the chosen one if lower) and ``distribution`` on them."""
+def expected_bars(step, distribution: np.ndarray, harness=None) -> tuple[list[int], np.ndarray]:
+    """Token ids of the bars (top 30 by the model, the chosen one if lower, then the data's
+    candidates if lower) and ``distribution`` on them."""
     order = [int(i) for i in np.argsort(-step.probs, kind="stable")[:TOP]]
     if step.token_id not in order:
         order.append(step.token_id)
+    if harness is not None:
+        snapshot, cursor = harness.session.snapshot, harness.session.cursor
+        truth = data_next_token(snapshot.source, snapshot.output_text(cursor), snapshot.tokenizer)
+        if truth is not None:
+            order += [int(i) for i in np.flatnonzero(truth > 0) if int(i) not in order]
     rest = np.setdiff1d(np.arange(len(step.probs)), order)
     return order, np.array([*distribution[order], distribution[rest].sum()])
 
@@ -71,7 +78,7 @@ def test_before_the_first_step_no_token_is_shown(harness, panel):
 def test_bars_are_the_recorded_distribution_of_the_shown_step(harness, panel):
     step_to(harness, 3)
     step = shown_step(harness)
-    ids, heights = expected_bars(step, step.probs.astype(np.float64))
+    ids, heights = expected_bars(step, step.probs.astype(np.float64), harness)
     assert len(ids) >= TOP and len(step.probs) > TOP  # the vocabulary is larger than the chart
     np.testing.assert_allclose(panel.model_bars.opts["height"], heights, rtol=1e-6)
     np.testing.assert_allclose(panel.model_bars.opts["y0"], 0)
@@ -82,7 +89,7 @@ def test_bars_are_the_recorded_distribution_of_the_shown_step(harness, panel):
     # another step shows that step's distribution
     harness.session.step_back()
     step = shown_step(harness)
-    _, heights = expected_bars(step, step.probs.astype(np.float64))
+    _, heights = expected_bars(step, step.probs.astype(np.float64), harness)
     np.testing.assert_allclose(panel.model_bars.opts["height"], heights, rtol=1e-6)
     assert "Step 2" in panel.heading.text()
 
@@ -97,14 +104,15 @@ def test_filtered_bars_follow_the_settings_live(harness, panel):
     top_k = session.with_settings(strategy="topk", top_k=2, temperature=1.0)
     session.set_settings(top_k)
     # drawn at once from the shown step's logits, before the regenerated steps arrive
-    _, expected = expected_bars(step, filtered(step, top_k))
+    _, expected = expected_bars(step, filtered(step, top_k), harness)
     np.testing.assert_allclose(panel.filtered_bars.opts["height"], expected, rtol=1e-5, atol=1e-7)
     assert np.count_nonzero(panel.filtered_bars.opts["height"]) == 2
     assert "keep the 2 most likely tokens" in panel.info.text()
     harness.wait_idle()
     step = shown_step(harness)
     assert harness.session.snapshot.settings == top_k
-    ids, expected = expected_bars(step, step.filtered_probs.astype(np.float64))  # what was drawn from
+    # what was drawn from
+    ids, expected = expected_bars(step, step.filtered_probs.astype(np.float64), harness)
     np.testing.assert_allclose(panel.filtered_bars.opts["height"], expected, rtol=1e-5, atol=1e-7)
     assert np.count_nonzero(panel.filtered_bars.opts["height"]) == 2
     # the cut-off tokens are shaded: every bar but the two kept ones
@@ -114,7 +122,7 @@ def test_filtered_bars_follow_the_settings_live(harness, panel):
     # a hot top-p keeps more tokens, with the same order
     hot = session.with_settings(strategy="topp", top_p=0.9, temperature=3.0)
     session.set_settings(hot)
-    _, expected = expected_bars(step, filtered(step, hot))
+    _, expected = expected_bars(step, filtered(step, hot), harness)
     np.testing.assert_allclose(panel.filtered_bars.opts["height"], expected, rtol=1e-5, atol=1e-7)
     assert np.count_nonzero(panel.filtered_bars.opts["height"]) > 2
     harness.wait_idle()
@@ -180,7 +188,7 @@ def test_forcing_a_candidate_branches_and_can_be_undone(harness, panel):
 
 def test_clicking_a_bar_forces_its_token(harness, panel):
     step_to(harness, 2)
-    ids, _ = expected_bars(shown_step(harness), shown_step(harness).probs)
+    ids, _ = expected_bars(shown_step(harness), shown_step(harness).probs, harness)
     view = panel.plot.vb
     harness.qtbot.waitUntil(lambda: view.sceneBoundingRect().width() > 100, timeout=2000)
     scene = view.mapViewToScene(pg_point(3.2, 0.0001))
@@ -204,7 +212,7 @@ def test_log_scale_and_chinese(harness, panel):
     step_to(harness, 1)
     step = shown_step(harness)
     panel.log_scale.setChecked(True)
-    _, heights = expected_bars(step, step.probs.astype(np.float64))
+    _, heights = expected_bars(step, step.probs.astype(np.float64), harness)
     floor = panel.log_floor
     assert floor < np.log10(heights.min())  # every bar stands above the axis's start
     top = panel.model_bars.opts["y0"] + panel.model_bars.opts["height"]
@@ -226,3 +234,33 @@ def test_greedy_says_exactly_one_token_can_come_out(harness):
     panel = next(p for p in harness.window.panels if p.key == "decoding")
     vocab = len(harness.session.snapshot.tokenizer)
     assert f"1 of {vocab} tokens can be drawn" in panel.info.text()
+
+
+def test_the_datas_own_distribution_beside_the_models(harness, panel):
+    """pick: has known answer frequencies: a line per candidate at the data's p, and the TV distance."""
+    harness.session.set_source("pick: fruit")
+    harness.wait_idle()
+    step_to(harness, 1)
+    step = shown_step(harness)
+    tokenizer = harness.session.snapshot.tokenizer
+    truth = np.zeros(len(step.probs))
+    for member, p in {"a": 0.35, "b": 0.25, "c": 0.15, "g": 0.1, "m": 0.1, "p": 0.05}.items():
+        truth[tokenizer.encode(member).ids[0]] = p
+    bars = panel.bars
+    np.testing.assert_allclose(bars.data_full, truth)
+    for token_id in np.flatnonzero(truth):  # every first letter has a bar, however unlikely to the model
+        assert int(token_id) in bars.token_ids
+    marks = panel.data_marks.opts
+    assert panel.data_marks.isVisible()
+    centres = np.asarray(marks["y0"]) + np.asarray(marks["height"]) / 2
+    shown = [i for i in bars.token_ids if i is not None and truth[i] > 0]
+    np.testing.assert_allclose(sorted(centres), sorted(truth[shown]), atol=1e-9)
+    tv = 0.5 * np.abs(step.probs.astype(np.float64) - truth).sum()
+    assert f"{tv:.3f}" in panel.info.text() and "total variation" in panel.info.text()
+    assert "data p" in panel.legend.text()
+    # a source of no task: no data line, no distance
+    harness.session.set_source("hello")
+    harness.wait_idle()
+    step_to(harness, 1)
+    assert panel.bars.data is None and not panel.data_marks.isVisible()
+    assert "total variation" not in panel.info.text() and "data p" not in panel.legend.text()

@@ -23,8 +23,10 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton
 from model.generation.decoding import DecodingSettings, filtered_distribution
 from model.generation.records import StepRecord
 from model.interface import Tokenizer
+from model.tasks.calibration import data_next_token, total_variation
 from visualizer.events import Subscriptions
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.decoding_text import TEXT
 from visualizer.panels.registry import TITLES
 from visualizer.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token
@@ -35,6 +37,8 @@ FILTERED_COLOR = "#ffb300"
 CUT_COLOR = "#4a4a4a"
 CUT_SHADE = (255, 255, 255, 22)
 FORCED_COLOR = "#4fc3f7"  # as the timeline marks forced steps
+DATA_COLOR = "#7ee07e"  # the data's own probability: a line across the candidate's pair of bars
+DATA_THICKNESS = 0.012  # of the axis's height
 BAR_WIDTH = 0.4  # each of the two series; a candidate's pair spans 0.8
 LOWEST_LOG_FLOOR = -40  # the log axis starts a decade below the smallest bar, but not below 10^-40
 SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -51,29 +55,44 @@ class Bars:
     chosen: int  # index of the chosen token's bar (one of the top, or its own bar before the rest)
     model_full: np.ndarray  # [V] the model's distribution
     filtered_full: np.ndarray  # [V] after the settings
+    data: np.ndarray | None = None  # the data's own probability of each bar, where the task knows it
+    data_full: np.ndarray | None = None  # [V]
 
     @property
     def kept(self) -> np.ndarray:
         return self.filtered > 0
 
 
-def bar_data(step: StepRecord, settings: DecodingSettings, tokenizer: Tokenizer, top: int = TOP) -> Bars:
-    """The top ``top`` tokens by the model's probability, the chosen one if it ranks below, the rest."""
+def bar_data(
+    step: StepRecord,
+    settings: DecodingSettings,
+    tokenizer: Tokenizer,
+    top: int = TOP,
+    data: np.ndarray | None = None,
+) -> Bars:
+    """The top ``top`` tokens by the model's probability, then the chosen one and the data's
+    candidates (``data``: [V] the task's own next-token distribution) where they rank below,
+    then the rest."""
     probs = np.asarray(step.probs, dtype=np.float64)
     filtered = filtered_distribution(step.logits, settings)
     order = np.argsort(-probs, kind="stable")
     shown = [int(i) for i in order[:top]]
     if step.token_id not in shown:  # a forced or unlikely sampled token: give it its own bar
         shown.append(int(step.token_id))
+    if data is not None:  # every answer the data allows gets a bar, however unlikely to the model
+        shown += [int(i) for i in np.flatnonzero(data > 0) if int(i) not in shown]
     rest = np.ones(len(probs), dtype=bool)
     rest[shown] = False
     token_ids: list[int | None] = list(shown)
     model = list(probs[shown])
     filtered_bars = list(filtered[shown])
+    data_bars = None if data is None else list(data[shown])
     if rest.any():
         token_ids.append(None)
         model.append(probs[rest].sum())
         filtered_bars.append(filtered[rest].sum())
+        if data_bars is not None:
+            data_bars.append(float(data[rest].sum()))
     labels = [display_token(tokenizer.token_text(i)) if i is not None else "" for i in token_ids]
     return Bars(
         token_ids,
@@ -83,6 +102,8 @@ def bar_data(step: StepRecord, settings: DecodingSettings, tokenizer: Tokenizer,
         shown.index(int(step.token_id)),
         probs,
         filtered,
+        None if data_bars is None else np.array(data_bars),
+        data,
     )
 
 
@@ -91,83 +112,6 @@ def entropy(p: np.ndarray) -> float:
     p = p[p > 0]
     nats = float(-(p * np.log(p)).sum())
     return nats if nats > 0 else 0.0  # a certain choice: 0, never "-0.000"
-
-
-TEXT = {
-    "en": {
-        "no_model": "Open a model to see its next-token distribution.",
-        "no_step": "No token has been chosen yet: press Step (→) to run the first decoder step.",
-        "heading": "Step {step}: the decoder read <b>{input}</b> and chose <b>{token}</b>{how}",
-        "forced": " (forced by you)",
-        "sampled": ", p = {p:.3f}",
-        "rest": "rest",
-        "model": "model p",
-        "filtered": "after the settings",
-        "in_rest": ". It ranks {rank} of {vocab} and is drawn as its own bar, left of the rest.",
-        "entropy": "Entropy of the model's distribution: <b>{nats:.3f} nats = {bits:.3f} bits</b> "
-        "(as uncertain as a fair choice among {perplexity:.1f} tokens). "
-        "After the settings: <b>{fnats:.3f} nats = {fbits:.3f} bits</b> ({fperplexity:.1f}); "
-        "{kept} of {vocab} tokens can be drawn.",
-        "greedy": "Greedy: always the most likely token; temperature, top-k and top-p are not used.",
-        "beam": "Beam search, width {width}: the token comes from the best hypothesis (see the Beam "
-        "panel), so it need not be this step's most likely one; the model's probabilities are used "
-        "as they are.",
-        "sample": "Sampling at temperature {t:g} from the whole vocabulary (seed {seed}).",
-        "topk": "Top-k sampling: temperature {t:g}, keep the {k} most likely tokens, renormalise and "
-        "draw (seed {seed}).",
-        "topp": "Top-p (nucleus) sampling: temperature {t:g}, keep the smallest set of most likely "
-        "tokens whose probability reaches {p:g}, renormalise and draw (seed {seed}).",
-        "pending": " <i>The steps are being regenerated with these settings; the token shown was "
-        "chosen with the previous ones.</i>",
-        "hint": "Click a candidate's bar to force it at this step: a branch, later steps are dropped "
-        "and Step continues from your choice.",
-        "undo": "Undo forcing",
-        "undo_tip": "Regenerate up to this step with the model's own choices (drops every forced token)",
-        "hover": "{token}: rank {rank}, model p = {p:.4f}, after the settings {f:.4f}{cut} — click to force",
-        "hover_rest": "rest: {n} less likely tokens together, model p = {p:.4f}, after the settings {f:.4f}",
-        "cut": " (cut off)",
-        "cut_legend": "cut off",
-        "log": "log scale",
-        "log_tip": "Probabilities on a logarithmic axis, down to 10⁻⁸: shows the unlikely tokens too",
-        "chosen_legend": "chosen",
-        "forced_legend": "forced",
-    },
-    "zh": {
-        "no_model": "请先打开一个模型，才能看到它的下一个词元分布。",
-        "no_step": "还没有选出任何词元：按“单步”（→）运行解码器的第一步。",
-        "heading": "第 {step} 步：解码器读入 <b>{input}</b>，选出 <b>{token}</b>{how}",
-        "forced": "（由你强制指定）",
-        "sampled": "，p = {p:.3f}",
-        "rest": "其余",
-        "model": "模型概率",
-        "filtered": "按设置处理后",
-        "in_rest": "。它在 {vocab} 个词元中排第 {rank}，单独画成一根柱子，位于“其余”左边。",
-        "entropy": "模型分布的熵：<b>{nats:.3f} 奈特 = {bits:.3f} 比特</b>"
-        "（不确定程度相当于在 {perplexity:.1f} 个词元中均匀地选）。"
-        "按设置处理后：<b>{fnats:.3f} 奈特 = {fbits:.3f} 比特</b>（{fperplexity:.1f}）；"
-        "{vocab} 个词元中有 {kept} 个可能被抽到。",
-        "greedy": "贪心解码：总是取概率最大的词元；温度、top-k 和 top-p 都不起作用。",
-        "beam": "束搜索，束宽 {width}：词元取自得分最高的假设（见“束搜索”面板），"
-        "所以不一定是这一步概率最大的词元；直接使用模型的概率。",
-        "sample": "按温度 {t:g} 在整个词表上采样（随机种子 {seed}）。",
-        "topk": "Top-k 采样：温度 {t:g}，只保留概率最大的 {k} 个词元，重新归一化后抽取（随机种子 {seed}）。",
-        "topp": "Top-p（核）采样：温度 {t:g}，保留累计概率达到 {p:g} 的最少的高概率词元，"
-        "重新归一化后抽取（随机种子 {seed}）。",
-        "pending": " <i>正在用这些设置重新生成；图中所选的词元还是按之前的设置选出的。</i>",
-        "hint": "点击某个候选词元的柱子，就在这一步强制选它：这是一个分支，之后的步骤会被丢弃，"
-        "再按“单步”就从你的选择继续生成。",
-        "undo": "撤销强制",
-        "undo_tip": "按模型自己的选择重新生成到这一步（去掉所有被强制的词元）",
-        "hover": "{token}：排第 {rank}，模型概率 {p:.4f}，按设置处理后 {f:.4f}{cut} —— 点击即强制选它",
-        "hover_rest": "其余：{n} 个概率较小的词元合计，模型概率 {p:.4f}，按设置处理后 {f:.4f}",
-        "cut": "（已被截掉）",
-        "cut_legend": "被截掉",
-        "log": "对数坐标",
-        "log_tip": "用对数坐标画概率（低至 10⁻⁸），概率很小的词元也看得见",
-        "chosen_legend": "选中",
-        "forced_legend": "强制",
-    },
-}
 
 
 def describe_settings(settings: DecodingSettings, language: str) -> str:
@@ -295,7 +239,8 @@ class DecodingPanel(ConceptPanel):
         self.shade = pg.BarGraphItem(x=[0], height=[0], width=0.9, brush=pg.mkBrush(*CUT_SHADE), pen=None)
         self.model_bars = pg.BarGraphItem(x=[0], height=[0], width=BAR_WIDTH, brush=MODEL_COLOR)
         self.filtered_bars = pg.BarGraphItem(x=[0], height=[0], width=BAR_WIDTH, brush=FILTERED_COLOR)
-        for item in (self.shade, self.model_bars, self.filtered_bars):
+        self.data_marks = pg.BarGraphItem(x=[0], height=[0], width=0.9, brush=DATA_COLOR, pen=None)
+        for item in (self.shade, self.model_bars, self.filtered_bars, self.data_marks):
             plot.addItem(item)
         self.marker = pg.TextItem("", anchor=(0.5, 1.0))
         self.marker.setFont(QFont("DejaVu Sans", 10, QFont.Weight.Bold))
@@ -308,9 +253,10 @@ class DecodingPanel(ConceptPanel):
     def text(self, name: str) -> str:
         return TEXT[self.session.language][name]
 
-    def legend_text(self) -> str:
+    def legend_text(self, with_data: bool = False) -> str:
         entries = (
             (MODEL_COLOR, "■", "model"),
+            *(((DATA_COLOR, "—", "data_legend"),) if with_data else ()),
             (FILTERED_COLOR, "■", "filtered"),
             (CUT_COLOR, "■", "cut_legend"),
             (HIGHLIGHT_COLOR, "□", "chosen_legend"),
@@ -340,7 +286,9 @@ class DecodingPanel(ConceptPanel):
             return
         step = snapshot.steps[session.cursor]
         tokenizer = snapshot.tokenizer
-        self.bars = bars = bar_data(step, session.settings, tokenizer)
+        truth = data_next_token(snapshot.source, snapshot.output_text(session.cursor), tokenizer)
+        self.bars = bars = bar_data(step, session.settings, tokenizer, data=truth)
+        self.legend.setText(self.legend_text(with_data=truth is not None))
         self.draw_bars(bars, step.forced)
         token = html.escape(display_token(tokenizer.token_text(step.token_id)))
         how = self.text("forced") if step.forced else self.text("sampled").format(p=step.probs[step.token_id])
@@ -366,6 +314,9 @@ class DecodingPanel(ConceptPanel):
             kept=1 if session.settings.strategy == "greedy" else int((bars.filtered_full > 0).sum()),
             vocab=len(bars.filtered_full),
         )
+        if bars.data_full is not None:
+            tv = total_variation(bars.model_full, bars.data_full)
+            info += "<br>" + self.text("calibration").format(color=DATA_COLOR, tv=tv)
         settings = describe_settings(session.settings, language)
         if snapshot.settings != session.settings:
             settings += self.text("pending")
@@ -374,7 +325,7 @@ class DecodingPanel(ConceptPanel):
     def show_nothing(self, message: str) -> None:
         self.heading.setText(message)
         self.info.setText(describe_settings(self.session.settings, self.session.language))
-        for item in (self.shade, self.model_bars, self.filtered_bars, self.marker):
+        for item in (self.shade, self.model_bars, self.filtered_bars, self.data_marks, self.marker):
             item.hide()
         self.plot.getAxis("bottom").setTicks([[]])
         self.hover.setText(" ")
@@ -413,6 +364,7 @@ class DecodingPanel(ConceptPanel):
         self.model_bars.show()
         self.filtered_bars.show()
         tops = np.maximum(model_y0 + model_h, filtered_y0 + filtered_h)
+        self.draw_data_marks(bars, x, bottom, ceiling)
         self.place_marker(bars.chosen, tops, self.text("forced_legend" if forced else "chosen_legend"), mark)
         labels = list(bars.labels)
         if bars.token_ids[-1] is None:
@@ -421,6 +373,19 @@ class DecodingPanel(ConceptPanel):
         self.plot.getAxis("left").setTicks(probability_ticks(self.log_floor, ceiling))
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         self.plot.setYRange(bottom, ceiling, padding=0)
+
+    def draw_data_marks(self, bars: Bars, x: np.ndarray, bottom: float, ceiling: float) -> None:
+        """A line across each candidate's pair of bars at the data's probability (where it is > 0)."""
+        if bars.data is None or not (bars.data > 0).any():
+            self.data_marks.hide()
+            return
+        present = bars.data > 0
+        level = bars.data[present] if self.log_floor is None else np.log10(bars.data[present])
+        thickness = DATA_THICKNESS * (ceiling - bottom)
+        self.data_marks.setOpts(
+            x=x[present], y0=level - thickness / 2, height=np.full(len(level), thickness), width=0.9
+        )
+        self.data_marks.show()
 
     def place_marker(self, index: int, tops: np.ndarray, word: str, color: str) -> None:
         """▼ and a word over the chosen bar, leaning inwards (never cut off), above the bars it spans."""
@@ -478,5 +443,7 @@ class DecodingPanel(ConceptPanel):
             return
         rank = int((bars.model_full > model).sum()) + 1
         cut = "" if filtered > 0 else self.text("cut")
+        if bars.data is not None:
+            cut += self.text("hover_data").format(d=bars.data[index])
         text = self.text("hover").format(token=bars.labels[index], rank=rank, p=model, f=filtered, cut=cut)
         self.hover.setText(text)

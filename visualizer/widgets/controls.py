@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import random
 
 from PySide6.QtCore import Qt, Signal
@@ -20,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from model.generation.decoding_settings import STRATEGIES
-from model.tasks.synthetic import DATE_FORMS, TASK_NAMES, make_example
+from model.tasks.examples import CHOSEN, fresh_example, fresh_forms
+from model.tasks.synthetic import TASK_NAMES, format_date
 from visualizer.i18n import Translator
 from visualizer.session import Session
 
@@ -33,12 +35,21 @@ STRATEGY_LABELS = {
 }
 
 
+FORM_LABELS = {  # how a date form or a text style is named in the Examples menu
+    "words": "words with spaces and capitals",
+    "ascii": "any printable ASCII",
+    "chinese": "Chinese characters",
+    "mixed": "ASCII and Chinese mixed",
+}
+
+
 class SourceBar(QWidget):
     """Type a source (Enter runs it) or draw one from the tasks' examples menu."""
 
     def __init__(self, session: Session, translator: Translator, parent=None) -> None:
         super().__init__(parent)
         self.session = session
+        self.translator = translator
         self.rng = random.Random()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -66,23 +77,35 @@ class SourceBar(QWidget):
         layout.addWidget(self.run_button)
 
     def build_examples_menu(self) -> QMenu:
+        """Per task: fresh random inputs (of every date form or text style) and chosen ones."""
         menu = QMenu(self)
         for task in TASK_NAMES:
-            if task == "date":
-                dates = menu.addMenu("date: …")
-                for form in DATE_FORMS:
-                    action = dates.addAction(form.replace("_", " "))
-                    action.setData(("date", form))
+            submenu = menu.addMenu(f"{task}: …")
+            forms = fresh_forms(task)
+            if forms:
+                fresh = submenu.addMenu("a fresh random input")
+                self.translator.add(fresh.setTitle, "a fresh random input")
+                for form in forms:
+                    if form in FORM_LABELS:
+                        action = fresh.addAction(FORM_LABELS[form])
+                        self.translator.add(action.setText, FORM_LABELS[form])
+                    else:  # a date form, shown by a date written in it (the same in any language)
+                        action = fresh.addAction(format_date(datetime.date(2026, 11, 29), form))
+                    action.setData(("fresh", task, form))
                     action.triggered.connect(self.on_example)
-            else:
-                action = menu.addAction(f"{task}: (a fresh random input)")
-                action.setData((task, None))
+                submenu.addSeparator()
+            for example in CHOSEN[task]:
+                action = submenu.addAction(f"{example.source}    ({example.note})")
+                self.translator.add(
+                    lambda note, a=action, e=example: a.setText(f"{e.source}    ({note})"), example.note
+                )
+                action.setData(("chosen", example.source, None))
                 action.triggered.connect(self.on_example)
         return menu
 
     def on_example(self) -> None:
-        task, form = self.sender().data()
-        self.use_text(make_example(task, self.rng, form=form).source)
+        what, text, form = self.sender().data()
+        self.use_text(fresh_example(text, self.rng, form) if what == "fresh" else text)
 
     def use_text(self, text: str) -> None:
         self.edit.setText(text)
