@@ -32,7 +32,7 @@ test-fast: $(STAMP)
 # README's pictures, taken offscreen from the shipped model
 screenshots: $(STAMP)
 	mkdir -p docs
-	$(BIN)/attnviz --text "reverse: attentionisallyouneed" --steps 23 --view cross --size 1440x900 --overwrite --screenshot docs/cross-attention.png
+	$(BIN)/attnviz --text "reverse: Attention Is All You Need" --steps 35 --view cross --size 1440x900 --overwrite --screenshot docs/cross-attention.png
 	$(BIN)/attnviz --text "date: 29 November 2026" --steps 10 --view decoder --size 1280x800 --overwrite --screenshot docs/decoder-self-attention.png
 	$(BIN)/attnviz --text "sort: 31415926535" --steps 6 --view encoder --size 1280x800 --overwrite --screenshot docs/encoder-self-attention.png
 	$(BIN)/attnviz --text "reverse: attention" --steps 5 --view decoder --panel masks --size 1280x800 --overwrite --screenshot docs/panel-masks.png
@@ -41,6 +41,9 @@ screenshots: $(STAMP)
 	$(BIN)/attnviz --text "date: 29 November 2026" --steps 5 --panel layernorm --language zh --size 1280x800 --overwrite --screenshot docs/panel-layernorm-zh.png
 	$(BIN)/attnviz --text "sort: 31415926" --steps 3 --strategy topk --top-k 5 --temperature 2 --panel decoding --size 1280x800 --overwrite --screenshot docs/panel-decoding.png
 	$(BIN)/attnviz --text "date: 29 November 2026" --steps 5 --strategy beam --beam 4 --panel beam --size 1280x800 --overwrite --screenshot docs/panel-beam.png
+	$(BIN)/attnviz --text "date: 03/04/2026" --steps 11 --strategy beam --beam 2 --panel beam --size 1280x800 --overwrite --screenshot docs/ambiguous-date-beam.png
+	$(BIN)/attnviz --text "date: 03/04/2026" --steps 7 --strategy sample --seed 1 --panel decoding --size 1280x800 --overwrite --screenshot docs/ambiguous-date-decoding.png
+	$(BIN)/attnviz --text "pick: fruit" --steps 1 --strategy sample --panel decoding --size 1280x800 --overwrite --screenshot docs/calibration.png
 	$(BIN)/attnviz --text "reverse: attention" --steps 6 --view enc_self --compare assets/default.safetensors --compare-what-if no_positional --size 1440x900 --overwrite --screenshot docs/compare.png
 
 clean:

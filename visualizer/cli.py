@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser("eval", help="exact-match accuracy per task on held-out examples")
     evaluate.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
     evaluate.add_argument("--device", dest="sub_device")
-    evaluate.add_argument("--n", type=int, default=1000, help="examples per task")
+    evaluate.add_argument("--n", type=int, default=1000, help="examples per task, and per date form")
     evaluate.add_argument("--seed", type=int, default=0)
     evaluate.add_argument("--json", type=Path, help="also write the report as JSON")
     evaluate.add_argument(
@@ -280,6 +280,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     checkpoint = load(args)
     report = evaluate_model(checkpoint, args.n, seed=args.seed)
     print(report.table())
+    below = [key for key in [*report.total, *report.distances] if report.met(key) is False]
+    print("\nevery target met" if not below else f"\nbelow target: {', '.join(below)}")
     if args.heads:
         from model.tasks.analysis import head_roles
 

@@ -54,6 +54,7 @@ ZH = {
     "&Keyboard shortcuts": "键盘快捷键(&K)",
     "Source:": "源文本：",
     "Examples": "示例",
+    "&About this model…": "关于这个模型(&A)…",
     # the Examples menu (model/tasks/examples.py, visualizer/widgets/controls.py)
     "a fresh random input": "随机生成一个新输入",
     "words with spaces and capitals": "带空格和大写字母的单词",

@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from visualizer.about_model import TEXT as ABOUT_TEXT
+from visualizer.about_model import about_html
 from visualizer.compare_page import ComparePage
 from visualizer.events import Subscriptions
 from visualizer.i18n import Translator, tr
@@ -197,6 +199,9 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
 
         help_menu = self.menu(bar, "&Help")
         help_menu.addAction(self.actions_by_name["shortcuts"])
+        about = help_menu.addAction("&About this model…")
+        self.translator.add(about.setText, "&About this model…")
+        about.triggered.connect(self.show_about_model)
 
     def build_layout(self) -> None:
         session = self.session
@@ -380,6 +385,14 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
             "Click a head to enlarge it; hover a cell to read its weight."
         )
         QMessageBox.information(self, "Keyboard shortcuts", text)
+
+    def show_about_model(self) -> None:
+        language = self.session.language
+        box = QMessageBox(QMessageBox.Icon.Information, ABOUT_TEXT[language]["title"], "", parent=self)
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(about_html(self.session.model, language))
+        box.exec()
+        self.setFocus()  # the stepping keys work again at once
 
     # -- session events -------------------------------------------------------------------
     def on_model_changed(self, model) -> None:

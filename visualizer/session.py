@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 # Only torch-free modules here: the window is built and painted before torch is imported.
 from model.generation.decoding_settings import DecodingSettings
 from model.interface import NO_INTERVENTIONS, FamilyInfo, Interventions, Tokenizer
+from model.tasks.coverage import TRAINED_ON, Finding, outside_training
 from visualizer.events import Signal
 
 if TYPE_CHECKING:
@@ -222,6 +223,13 @@ class Session:
     def set_device(self, device: str) -> None:
         self.device = device
         self._send(DeviceRequest(next(self._ids), device))
+
+    def outside_training(self, source: str) -> list[Finding]:
+        """How ``source`` lies outside what the loaded model was trained on (from the metadata
+        ``attnviz train`` writes; none for a model without it)."""
+        if self.model is None:
+            return []
+        return outside_training(source, self.model.metadata.get(TRAINED_ON))
 
     def set_source(self, text: str) -> None:
         self.source = text

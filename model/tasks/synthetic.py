@@ -76,7 +76,7 @@ def check_text(text: str) -> None:
     if bad:
         raise ValueError(
             f"input characters {bad!r} are not among the tasks' characters "
-            "(printable ASCII and 333 common Chinese characters)"
+            f"(printable ASCII and {len(CJK_CHARACTERS)} common Chinese characters)"
         )
 
 

@@ -21,6 +21,7 @@ import torch.nn.functional as F
 
 from model.core.batching import training_batch
 from model.core.tokenizer import CharTokenizer
+from model.tasks.coverage import TRAINED_ON, trained_on
 from model.tasks.evaluate import EvalReport, evaluate
 from model.tasks.synthetic import (
     MAX_INPUT_LEN,
@@ -278,6 +279,7 @@ def training_info(
     info = {
         "recipe_name": name,
         "recipe": asdict(recipe),
+        TRAINED_ON: trained_on(recipe.tasks),  # what the window warns about when a source is outside it
         "steps_done": steps,
         "train_seconds": round(seconds, 1),
         "torch": torch.__version__,

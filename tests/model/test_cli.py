@@ -150,3 +150,20 @@ def test_decoding_options_before_the_subcommand_are_kept(tiny_checkpoint_path, t
     assert main(args) == 0
     summary = json.loads(out.with_suffix(".json").read_text())
     assert summary["decoding"]["strategy"] == "beam" and summary["decoding"]["beam_width"] == 2
+
+
+def test_eval_reports_every_measure_and_which_targets_are_met(tiny_checkpoint_path, tmp_path, capsys):
+    import json
+
+    from visualizer.cli import main
+
+    out = tmp_path / "eval.json"
+    assert main(["eval", "--checkpoint", str(tiny_checkpoint_path), "--n", "2", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["date/mm/dd/yyyy"]["n"] == 2 and report["date ambiguous"]["n"] == 2
+    assert report["reverse"]["n"] == 2 and any(key.startswith("reverse/") for key in report)
+    fruit = report["pick/fruit"]
+    assert fruit["data"]["apple"] == 0.35 and 0 <= fruit["total_variation"] <= 1
+    assert set(fruit["model"]) == set(fruit["data"])
+    assert "below target:" in printed and "pick/fruit" in printed  # random weights meet none

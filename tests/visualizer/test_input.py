@@ -167,3 +167,58 @@ def test_examples_menu_offers_fresh_and_chosen_inputs_per_task(harness):
     harness.session.set_language("zh")
     assert "有歧义" in ambiguous.text() and fresh.title() == "随机生成一个新输入"
     harness.session.set_language("en")
+
+
+@pytest.fixture
+def described_checkpoint(tmp_path):
+    """A small model whose metadata says what it was trained on, as attnviz train writes it."""
+    from model.tasks.coverage import trained_on
+    from model.tasks.synthetic import TASK_NAMES
+
+    model, tokenizer = small_model(seed=3)
+    path = tmp_path / "described.safetensors"
+    info = {
+        "recipe_name": "tiny",
+        "steps_done": 30,
+        "train_seconds": 120.0,
+        "trained_on": trained_on(TASK_NAMES),
+        "eval": {"reverse": {"accuracy": 0.5, "n": 10}, "date/cjk_digits": {"accuracy": 1.0, "n": 1}},
+    }
+    save_checkpoint(path, model, tokenizer, info)
+    return path
+
+
+def test_the_source_box_says_when_a_source_is_outside_the_training_data(harness, described_checkpoint):
+    bar = harness.window.source_bar
+    assert not bar.outside.isVisible()  # the test model's metadata says nothing about its training
+    bar.edit.setText("hello")
+    assert not bar.outside.isVisible()
+    harness.open(described_checkpoint)
+    assert "no task prefix" in bar.outside.text() and bar.outside.isVisible()
+    bar.edit.setText("reverse: " + "x" * 60)
+    assert bar.outside.text() == (
+        "⚠ 48 characters is the longest reverse: input this model was trained on (this one has 60)"
+    )
+    bar.edit.setText("reverse: Hello, World!")
+    assert not bar.outside.isVisible() and bar.outside.text() == ""
+    bar.edit.setText("pick: vegetable")
+    harness.session.set_language("zh")
+    assert "不是训练过的 pick: 类别" in bar.outside.text()
+    harness.session.set_language("en")
+    bar.run()  # a warning never blocks running the source
+    harness.wait_idle()
+    assert harness.session.snapshot.source == "pick: vegetable"
+
+
+def test_about_this_model_says_what_it_was_trained_on(harness, described_checkpoint):
+    from visualizer.about_model import about_html
+
+    assert "says nothing about what it was trained on" in about_html(harness.session.model, "en")
+    harness.open(described_checkpoint)
+    text = about_html(harness.session.model, "en")
+    assert "described.safetensors" in text and f"{harness.session.model.family.parameters:,}" in text
+    assert "reverse:, sort:, date:, pick:" in text and "1 to 48 of 428 characters" in text
+    assert "11 written forms, years 1900–2099" in text and "prime &lt; 50" in text
+    assert "30 steps in 2 minutes" in text and "reverse 50.0 %" in text and "cjk_digits" not in text
+    assert "训练过的任务" in about_html(harness.session.model, "zh")
+    assert about_html(None, "en") == "No model is loaded."

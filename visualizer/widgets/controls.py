@@ -17,12 +17,14 @@ from PySide6.QtWidgets import (
     QSlider,
     QSpinBox,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
 from model.generation.decoding_settings import STRATEGIES
 from model.tasks.examples import CHOSEN, fresh_example, fresh_forms
 from model.tasks.synthetic import TASK_NAMES, format_date
+from visualizer.coverage_text import describe
 from visualizer.i18n import Translator
 from visualizer.session import Session
 
@@ -51,8 +53,18 @@ class SourceBar(QWidget):
         self.session = session
         self.translator = translator
         self.rng = random.Random()
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        layout = QHBoxLayout()
+        column.addLayout(layout)
+        # where the typed source lies outside what the model was trained on (never blocks running it)
+        self.outside = QLabel()
+        self.outside.setObjectName("outside-training")
+        self.outside.setWordWrap(True)
+        self.outside.setStyleSheet("color: #ffb300; padding-left: 4px;")
+        self.outside.hide()
+        column.addWidget(self.outside)
         label = QLabel("Source:")
         translator.add(label.setText, "Source:")
         layout.addWidget(label)
@@ -63,6 +75,9 @@ class SourceBar(QWidget):
         font.setPointSize(font.pointSize() + 2)
         self.edit.setFont(font)
         self.edit.returnPressed.connect(self.run)
+        self.edit.textChanged.connect(self.show_outside_training)
+        session.model_changed.connect(lambda _model: self.show_outside_training())
+        session.language_changed.connect(lambda _language: self.show_outside_training())
         layout.addWidget(self.edit, 1)
         self.examples = QToolButton()
         self.examples.setText("Examples")
@@ -75,6 +90,13 @@ class SourceBar(QWidget):
         self.run_button.setToolTip("encode this source and start generating (Enter)")
         self.run_button.clicked.connect(self.run)
         layout.addWidget(self.run_button)
+
+    def show_outside_training(self) -> None:
+        """Say, below the box, how the typed source lies outside the model's training data."""
+        findings = self.session.outside_training(self.edit.text())
+        words = [describe(finding, self.session.language) for finding in findings]
+        self.outside.setText("⚠ " + " · ".join(words) if words else "")
+        self.outside.setVisible(bool(words))
 
     def build_examples_menu(self) -> QMenu:
         """Per task: fresh random inputs (of every date form or text style) and chosen ones."""
