@@ -129,7 +129,8 @@ class EvalReport:
         return self.correct.get(key, 0) / max(self.total.get(key, 0), 1)
 
     def rows(self) -> list[tuple[str, float, int]]:
-        return [(key, self.accuracy(key), self.total[key]) for key in self.total]
+        """Each task, then its lengths (shortest first) or forms (in DATE_FORMS order)."""
+        return [(key, self.accuracy(key), self.total[key]) for key in sorted(self.total, key=row_order)]
 
     def target_of(self, key: str) -> float | None:
         if key in TARGETS:
@@ -180,6 +181,17 @@ class EvalReport:
                 "data": pick_distribution(category),
             }
         return result
+
+
+def row_order(key: str) -> tuple:
+    task, _, rest = key.partition("/")
+    place = TASK_NAMES.index(task) if task in TASK_NAMES else len(TASK_NAMES)
+    if not rest:
+        return (place, task, -1, "")
+    if rest in DATE_FORMS:
+        return (place, task, DATE_FORMS.index(rest), rest)
+    first = rest.split("-", 1)[0]
+    return (place, task, int(first) if first.isdigit() else len(DATE_FORMS), rest)
 
 
 def length_key(task: str, length: int) -> str:
