@@ -90,7 +90,10 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
             (session.playing_changed, self.on_playing_changed),
             (session.view_changed, self.on_view_changed),
             (session.language_changed, self.on_language_changed),
+            (session.request, self.on_request),
+            (session.snapshot_changed, self.on_snapshot_changed),
         )
+        self.hover_source: str | None = None  # the source the hover readout was read from
         self.restore_settings()
         if lazy_panels:
             self.bridge.warmed.connect(self.install_panels_gradually)
@@ -375,6 +378,17 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
 
     def show_hover(self, text: str) -> None:
         self.hover_label.setText(text or " ")
+        self.hover_source = self.session.source if text else None
+
+    def on_request(self, _request) -> None:
+        """Every message belongs to what was shown when it came: the next action clears it."""
+        self.message_label.setText("")
+        self.message_label.setStyleSheet("")
+
+    def on_snapshot_changed(self, snapshot) -> None:
+        """A readout of a cell of another source (or of none) is stale: clear it."""
+        if self.hover_source is not None and (snapshot is None or snapshot.source != self.hover_source):
+            self.show_hover("")
 
     def show_shortcuts(self) -> None:
         text = (

@@ -6,6 +6,7 @@ become <unk> and are named in the status bar.
 
 import pytest
 import torch
+from PySide6.QtCore import QPointF
 
 from model.tasks.pick import PICK_NAMES
 from model.transformer.checkpoint import save_checkpoint
@@ -222,3 +223,36 @@ def test_about_this_model_says_what_it_was_trained_on(harness, described_checkpo
     assert "30 steps in 2 minutes" in text and "reverse 50.0 %" in text and "cjk_digits" not in text
     assert "训练过的任务" in about_html(harness.session.model, "zh")
     assert about_html(None, "en") == "No model is loaded."
+
+
+def test_messages_and_readouts_go_with_the_state_they_belong_to(ready):
+    window = ready.window
+    ready.session.set_source("x" * 200)  # refused: a red error in the status bar
+    ready.wait_idle()
+    assert "at most 47" in window.message_label.text() and "c62828" in window.message_label.styleSheet()
+    if window.error_dialog is not None:
+        window.error_dialog.close()
+    ready.session.step_forward()  # the next action clears it
+    ready.wait_idle()
+    assert window.message_label.text() == "" and window.message_label.styleSheet() == ""
+    window.show_hover("query 3 '5' · key 2 'b' · 0.25")  # as the grid reports a hovered cell
+    ready.session.step_forward()  # the same source: the readout still describes what is shown
+    ready.wait_idle()
+    assert window.hover_label.text().startswith("query 3")
+    ready.session.set_source("reverse: xyz")  # another source: the readout is stale
+    ready.wait_idle()
+    assert window.hover_label.text().strip() == ""
+
+
+def test_the_decoding_hover_line_belongs_to_its_step(ready):
+    window = ready.window
+    window.show_panel("decoding")
+    ready.wait_idle()
+    panel = next(p for p in window.panels if p.key == "decoding")
+    plot = panel.plot
+    centre = plot.vb.mapViewToScene(QPointF(0, 0.01))
+    panel.on_mouse_moved(centre)
+    assert "click to force" in panel.hover.text()
+    ready.session.step_forward()
+    ready.wait_idle()
+    assert panel.hover.text().strip() == ""

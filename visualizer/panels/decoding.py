@@ -185,6 +185,7 @@ class DecodingPanel(ConceptPanel):
     def __init__(self, session: Session, parent=None) -> None:
         super().__init__(session, parent)
         self.bars: Bars | None = None
+        self.hovered_step: tuple[str, int] | None = None  # (source, cursor) the hover line describes
         self.log_floor: int | None = None  # the log axis's lowest power of ten; None: linear
         top_row = QHBoxLayout()
         self.heading = QLabel()
@@ -285,6 +286,9 @@ class DecodingPanel(ConceptPanel):
             self.show_nothing(self.text("no_model" if snapshot is None else "no_step"))
             return
         step = snapshot.steps[session.cursor]
+        if (snapshot.source, session.cursor) != self.hovered_step:  # a readout belongs to its step
+            self.hover.setText(" ")
+            self.hovered_step = None
         tokenizer = snapshot.tokenizer
         truth = data_next_token(snapshot.source, snapshot.output_text(session.cursor), tokenizer)
         self.bars = bars = bar_data(step, session.settings, tokenizer, data=truth)
@@ -440,6 +444,7 @@ class DecodingPanel(ConceptPanel):
         if bars.token_ids[index] is None:
             n = len(bars.model_full) - (len(bars.token_ids) - 1)
             self.hover.setText(self.text("hover_rest").format(n=n, p=model, f=filtered))
+            self.hovered_step = (self.session.source, self.session.cursor)
             return
         rank = int((bars.model_full > model).sum()) + 1
         cut = "" if filtered > 0 else self.text("cut")
@@ -447,3 +452,4 @@ class DecodingPanel(ConceptPanel):
             cut += self.text("hover_data").format(d=bars.data[index])
         text = self.text("hover").format(token=bars.labels[index], rank=rank, p=model, f=filtered, cut=cut)
         self.hover.setText(text)
+        self.hovered_step = (self.session.source, self.session.cursor)
