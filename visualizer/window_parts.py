@@ -13,7 +13,9 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from model.generation.decoding_settings import DecodingSettings
+from visualizer.export_names import export_name, suggested_path
 from visualizer.i18n import tr
+from visualizer.panels.registry import PANELS
 from visualizer.session import COLORMAPS
 
 MAX_RECENT = 8
@@ -94,14 +96,30 @@ class SettingsMixin:
 class ExportMixin:
     """File > Export: the visible view as PNG or SVG, the generation as a trace; drag and drop."""
 
+    def suggested_export(self, extension: str) -> str:
+        """The page, step and source as a file name, in the folder of the last export."""
+        keys = ["attention", *(entry.key for entry in PANELS), "compare"]
+        index = self.pages.currentIndex()
+        page = keys[index] if 0 <= index < len(keys) else "view"
+        if page == "attention":
+            page = self.session.kind
+        name = export_name(page, self.session.cursor + 1, self.session.source, extension)
+        return suggested_path(self.settings.value("export_folder"), name)
+
+    def remember_export_folder(self, path: str) -> None:
+        self.settings.setValue("export_folder", str(Path(path).resolve().parent))
+
     def export_png(self, path: str | None = None) -> bool:
         if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export view as PNG", "attention.png", "PNG (*.png)")
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export view as PNG", self.suggested_export("png"), "PNG (*.png)"
+            )
         if not path:
             return False
         if not self.pages.currentWidget().grab().save(path, "PNG"):
             self.on_message("error", f"could not write {path}")
             return False
+        self.remember_export_folder(path)
         self.on_message("info", f"wrote {path}")
         return True
 
@@ -111,7 +129,9 @@ class ExportMixin:
         from PySide6.QtSvg import QSvgGenerator
 
         if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export view as SVG", "attention.svg", "SVG (*.svg)")
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export view as SVG", self.suggested_export("svg"), "SVG (*.svg)"
+            )
         if not path:
             return False
         generator = QSvgGenerator()
@@ -128,6 +148,7 @@ class ExportMixin:
             page.render(painter, QPoint(0, 0))
         finally:
             painter.end()
+        self.remember_export_folder(path)
         self.on_message("info", f"wrote {path}")
         return True
 
@@ -145,7 +166,9 @@ class ExportMixin:
             self.on_message("warning", "nothing to export yet: run a source first")
             return False
         if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export trace", "trace.npz", "NumPy archive (*.npz)")
+            name = export_name("trace", self.session.cursor + 1, snapshot.source, "npz")
+            suggested = suggested_path(self.settings.value("export_folder"), name)
+            path, _ = QFileDialog.getSaveFileName(self, "Export trace", suggested, "NumPy archive (*.npz)")
             if not path:
                 return False
             # the dialog asked only about the name typed: the .npz written (".npz" is added when
@@ -166,6 +189,7 @@ class ExportMixin:
         except OSError as error:
             self.on_message("error", f"could not write {path}: {error.strerror}")
             return False
+        self.remember_export_folder(str(npz))
         self.on_message("info", f"wrote {npz} and its .json")
         return True
 

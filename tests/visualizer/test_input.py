@@ -4,6 +4,8 @@ The tiny random-weight model (max_len 48) reads any text; characters outside its
 become <unk> and are named in the status bar.
 """
 
+from pathlib import Path
+
 import pytest
 import torch
 from PySide6.QtCore import QPointF
@@ -256,3 +258,33 @@ def test_the_decoding_hover_line_belongs_to_its_step(ready):
     ready.session.step_forward()
     ready.wait_idle()
     assert panel.hover.text().strip() == ""
+
+
+def test_export_names_follow_the_page_step_and_source_in_the_last_folder(ready, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from visualizer.export_names import export_name
+
+    assert export_name("cross", 5, "reverse: Hello, World!", "png") == "cross-step5-reverse-Hello-World.png"
+    assert export_name("masks", 0, "sort: 注意力 / x", "svg") == "masks-step0-sort-注意力-x.svg"
+    assert export_name("beam", 2, "::", "png") == "beam-step2-untitled.png"
+    assert len(export_name("cross", 1, "reverse: " + "a" * 80, "png")) <= len("cross-step1-") + 40 + 4
+    suggested = []
+
+    def save_dialog(_parent, _title, name, _filter):
+        suggested.append(name)
+        return str(tmp_path / Path(name).name), ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
+    window, session = ready.window, ready.session
+    window.show_panel("decoding")
+    assert window.export_png() is True
+    step = session.cursor + 1
+    source_slug = export_name("x", 0, session.source, "png").split("-step0-")[1]
+    assert suggested[-1] == f"decoding-step{step}-{source_slug}"  # no folder yet: the dialog's own
+    assert (tmp_path / suggested[-1]).is_file()
+    window.show_panel("attention")
+    assert window.export_svg() is True
+    assert suggested[-1] == str(tmp_path / f"{session.kind}-step{step}-{source_slug[:-4]}.svg")
+    assert window.export_trace() is True
+    assert suggested[-1] == str(tmp_path / f"trace-step{step}-{source_slug[:-4]}.npz")
