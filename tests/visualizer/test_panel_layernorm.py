@@ -157,3 +157,22 @@ def test_each_computation_is_asked_for_once(harness, panel):
         assert session.computed[asked[0]].texts == ("reverse: xyz", "reverse: x")
     finally:
         session.request.disconnect(record)
+
+
+def test_the_axes_have_an_honest_fixed_range(harness, panel):
+    """Tiny shifts are not blown up: the mean axis spans at least ±1, the std axis 0..1.5."""
+    from visualizer.panels.layernorm import honest_range
+
+    assert honest_range("mean", np.array([0.01, -0.02])) == pytest.approx((-1.1, 1.1))
+    assert honest_range("mean", np.array([3.0, -0.5])) == pytest.approx((-3.3, 3.3))
+    assert honest_range("std", np.array([0.9, 1.0])) == pytest.approx((0.0, 1.65))
+    assert honest_range("std", np.array([4.0]), np.array([])) == pytest.approx((0.0, 4.4))
+    assert honest_range("mean") == pytest.approx((-1.1, 1.1))
+    harness.session.step_forward()
+    harness.wait_idle()
+    stats = shown_stats(panel, 0)  # in_mean, in_std, out_mean, out_std
+    mean_range = panel.mean_plots[0].getViewBox().viewRange()[1]
+    std_range = panel.std_plots[0].getViewBox().viewRange()[1]
+    assert mean_range == pytest.approx(list(honest_range("mean", stats[0], stats[2])))
+    assert std_range == pytest.approx(list(honest_range("std", stats[1], stats[3])))
+    assert mean_range[1] >= 1.0 and std_range[0] == 0.0

@@ -56,6 +56,20 @@ def new_plot(layout: pg.GraphicsLayout, row: int, col: int) -> pg.PlotItem:
     return plot
 
 
+def honest_range(stat: str, *series: np.ndarray) -> tuple[float, float]:
+    """A y range that does not blow tiny differences up: a mean axis spans at least ±1 around 0,
+    a std axis at least 0..1.5 (a normalised vector has mean 0 and std 1), wider only when the
+    values need it."""
+    arrays = [np.asarray(s, dtype=np.float64).ravel() for s in series if s is not None and len(s)]
+    values = np.concatenate(arrays) if arrays else np.zeros(1)
+    values = values[np.isfinite(values)]
+    largest = float(np.abs(values).max()) if values.size else 0.0
+    if stat == "mean":
+        bound = max(1.0, largest) * 1.1
+        return -bound, bound
+    return 0.0, max(1.5, largest) * 1.1
+
+
 def stat_curve(plot: pg.PlotItem, color: str, symbol: str | None, line: bool = True) -> pg.PlotDataItem:
     pen = pg.mkPen(color, width=2) if line else None
     if symbol is None:
@@ -266,6 +280,9 @@ class LayerNormPanel(ConceptPanel):
             self.std_plots[i].setLabel("left", text["std"])
             for name, curve in self.curves[i].items():
                 curve.setData(x, norms.stat(i, name))
+            for plot, stat in ((self.mean_plots[i], "mean"), (self.std_plots[i], "std")):
+                series = [norms.stat(i, f"{side}_{stat}") for side in ("in", "out")]
+                plot.setYRange(*honest_range(stat, *series), padding=0)
             ticks = token_ticks(norms.labels)
             self.mean_plots[i].getAxis("bottom").setTicks(ticks)
             self.std_plots[i].getAxis("bottom").setTicks(ticks)
@@ -358,6 +375,14 @@ class LayerNormPanel(ConceptPanel):
         for plot in (self.ln_mean_plot, self.ln_std_plot):
             plot.getAxis("bottom").setTicks(ticks)
         self.ln_mean_plot.setXRange(-0.5, len(positions) - 0.5, padding=0.02)
+        for plot, stat, curves in (
+            (self.bn_mean_plot, "mean", ("mean_real", "mean_with_pads")),
+            (self.bn_std_plot, "std", ("std_real", "std_with_pads")),
+        ):
+            plot.setYRange(*honest_range(stat, *(self.bn_curves[c].yData for c in curves)), padding=0)
+        for plot, stat in ((self.ln_mean_plot, "mean"), (self.ln_std_plot, "std")):
+            series = (stats.layer_mean if stat == "mean" else stats.layer_std)[row]
+            plot.setYRange(*honest_range(stat, series), padding=0)
         for region in self.pad_regions:
             region.setRegion((n_real - 0.5, len(positions) - 0.5))
             region.setVisible(stats.pad_count > 0)
