@@ -211,7 +211,7 @@ def test_log_scale_and_chinese(harness, panel):
     session = harness.session
     step_to(harness, 1)
     step = shown_step(harness)
-    panel.log_scale.setChecked(True)
+    panel.log_scale.click()  # as the user does
     _, heights = expected_bars(step, step.probs.astype(np.float64), harness)
     floor = panel.log_floor
     assert floor < np.log10(heights.min())  # every bar stands above the axis's start
@@ -222,7 +222,7 @@ def test_log_scale_and_chinese(harness, panel):
     assert harness.window.pages.tabText(harness.window.pages.currentIndex()) == "解码"
     assert tick_labels(panel)[-1] == "其余"
     assert "第 1 步" in panel.heading.text() and "奈特" in panel.info.text()
-    panel.log_scale.setChecked(False)
+    panel.log_scale.click()
     np.testing.assert_allclose(panel.model_bars.opts["height"], heights, rtol=1e-6)
 
 
@@ -264,3 +264,23 @@ def test_the_datas_own_distribution_beside_the_models(harness, panel):
     step_to(harness, 1)
     assert panel.bars.data is None and not panel.data_marks.isVisible()
     assert "total variation" not in panel.info.text() and "data p" not in panel.legend.text()
+
+
+def test_a_near_certain_step_is_drawn_on_a_log_scale_until_the_user_chooses(harness, panel):
+    from visualizer.panels.decoding import AUTO_LOG_ABOVE, Bars
+
+    def bars(top: float) -> Bars:
+        model = np.array([top, 1 - top])
+        return Bars([5, None], ["a", ""], model, model, 0, model, model)
+
+    panel.draw_bars(bars(0.999), forced=False)
+    assert panel.log_scale.isChecked() and panel.log_floor is not None  # the runner-up is visible
+    panel.draw_bars(bars(0.6), forced=False)
+    assert not panel.log_scale.isChecked() and panel.log_floor is None
+    assert 0.6 < AUTO_LOG_ABOVE < 0.999
+    panel.log_scale.click()  # the user's choice wins from now on
+    panel.draw_bars(bars(0.6), forced=False)
+    assert panel.log_scale.isChecked() and panel.log_floor is not None
+    panel.log_scale.click()
+    panel.draw_bars(bars(0.999), forced=False)
+    assert not panel.log_scale.isChecked() and panel.log_floor is None

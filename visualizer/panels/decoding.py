@@ -39,6 +39,7 @@ CUT_SHADE = (255, 255, 255, 22)
 FORCED_COLOR = "#4fc3f7"  # as the timeline marks forced steps
 DATA_COLOR = "#7ee07e"  # the data's own probability: a line across the candidate's pair of bars
 DATA_THICKNESS = 0.012  # of the axis's height
+AUTO_LOG_ABOVE = 0.99  # a top probability above this hides the runners-up on a linear axis
 BAR_WIDTH = 0.4  # each of the two series; a candidate's pair spans 0.8
 LOWEST_LOG_FLOOR = -40  # the log axis starts a decade below the smallest bar, but not below 10^-40
 SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -213,7 +214,8 @@ class DecodingPanel(ConceptPanel):
         row.addWidget(self.hint, 1)
         self.log_scale = QCheckBox()
         self.log_scale.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.log_scale.toggled.connect(self.on_state_changed)
+        self.log_scale.clicked.connect(self.on_log_scale_clicked)  # clicked: the user's, not setChecked
+        self.log_chosen: bool | None = None  # the user's choice; None: log when the top p > 0.99
         row.addWidget(self.log_scale)
         self.undo_button = QPushButton()
         self.undo_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -338,7 +340,11 @@ class DecodingPanel(ConceptPanel):
         n = len(bars.token_ids)
         x = np.arange(n, dtype=float)
         kept = bars.kept
-        log = self.log_scale.isChecked()
+        log = self.log_chosen if self.log_chosen is not None else bool(bars.model.max() > AUTO_LOG_ABOVE)
+        if self.log_scale.isChecked() != log:
+            self.log_scale.blockSignals(True)
+            self.log_scale.setChecked(log)
+            self.log_scale.blockSignals(False)
         self.log_floor = log_floor(bars.model, bars.filtered) if log else None
         model_y0, model_h = bar_extent(bars.model, self.log_floor)
         filtered_y0, filtered_h = bar_extent(bars.filtered, self.log_floor)
@@ -403,6 +409,10 @@ class DecodingPanel(ConceptPanel):
             self.marker.setAnchor((1.0, 1.0))
             self.marker.setPos(index + 0.45, float(tops[max(index - 3, 0) : index + 1].max()))
         self.marker.show()
+
+    def on_log_scale_clicked(self, checked: bool) -> None:
+        self.log_chosen = checked
+        self.on_state_changed()
 
     # -- forcing --------------------------------------------------------------------------
     def force_candidate(self, rank: int) -> None:
