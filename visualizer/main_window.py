@@ -26,8 +26,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from visualizer.about_model import TEXT as ABOUT_TEXT
-from visualizer.about_model import about_html
 from visualizer.compare_page import ComparePage
 from visualizer.events import Subscriptions
 from visualizer.i18n import Translator, tr
@@ -37,14 +35,15 @@ from visualizer.session import COLORMAPS, Session
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.controls import DecodingControls, SourceBar, StepControls
 from visualizer.widgets.head_detail import HeadDetail
+from visualizer.widgets.step_hint import StepHint
 from visualizer.widgets.timeline import Timeline
-from visualizer.window_parts import ExportMixin, KindsMixin, SettingsMixin
+from visualizer.window_parts import ExportMixin, HelpMixin, KindsMixin, SettingsMixin
 from visualizer.worker import WorkerBridge
 
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
 
 
-class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
+class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow):
     def __init__(
         self,
         session: Session,
@@ -238,6 +237,8 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
         self.kind_tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.kind_tabs.currentChanged.connect(self.on_tab_changed)
         attention_layout.addWidget(self.kind_tabs)
+        self.step_hint = StepHint(session)
+        attention_layout.addWidget(self.step_hint)
         self.views = QSplitter(Qt.Orientation.Horizontal)
         self.grid = AttentionGrid(session)
         self.grid.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -390,24 +391,6 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
         if self.hover_source is not None and (snapshot is None or snapshot.source != self.hover_source):
             self.show_hover("")
 
-    def show_shortcuts(self) -> None:
-        text = (
-            "→ step · ← back · Space play/pause · Home reset · End run to end\n"
-            "1, 2, 3 … the model's kinds of attention, in the order of the tabs · M mean of heads\n"
-            "Ctrl+O open · Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit\n"
-            "Ctrl+K compare with another model · Ctrl+Shift+K stop comparing\n"
-            "Click a head to enlarge it; hover a cell to read its weight."
-        )
-        QMessageBox.information(self, "Keyboard shortcuts", text)
-
-    def show_about_model(self) -> None:
-        language = self.session.language
-        box = QMessageBox(QMessageBox.Icon.Information, ABOUT_TEXT[language]["title"], "", parent=self)
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.setText(about_html(self.session.model, language))
-        box.exec()
-        self.setFocus()  # the stepping keys work again at once
-
     # -- session events -------------------------------------------------------------------
     def on_model_changed(self, model) -> None:
         self.rebuild_kinds()
@@ -492,7 +475,8 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, QMainWindow):
         self.play_timer.stop()
         self.save_settings()
         self.session_subscriptions.close()
-        for widget in (self.grid, self.detail, self.timeline, self.decoding, *self.panel_pages):
+        views = (self.grid, self.detail, self.timeline, self.decoding, self.step_hint)
+        for widget in (*views, *self.panel_pages):
             widget.detach()
         self.stop_compare()
         self.bridge.shutdown()

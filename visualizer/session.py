@@ -170,6 +170,7 @@ class Session:
         self.computed: dict[tuple, Any] = {}  # answers to compute requests, by key
         self.failed: dict[tuple, str] = {}  # compute keys whose job raised, and why
         self.playing = False
+        self._play_when_started = False  # Enter ran a source: play it once it is encoded
         self.initial_steps = 0  # steps to run after the first model loads (attnviz --steps)
         self.generation = 0  # the generation asked for last
         self.shown_generation = 0  # the generation the shown snapshot belongs to
@@ -210,11 +211,24 @@ class Session:
 
         if self.snapshot is None:
             return None
-        key = (id(self.snapshot), self.kind, self.cursor)
+        kind = self.shown_kind
+        key = (id(self.snapshot), kind, self.cursor)
         if self._view_key != key:
-            self._view = attention_view(self.snapshot, self.kind, self.cursor)
+            self._view = attention_view(self.snapshot, kind, self.cursor)
             self._view_key = key
         return self._view
+
+    @property
+    def shown_kind(self) -> str:
+        """The chosen kind; before the first step, when that kind has no row yet (the decoder's),
+        the first kind computed once per source (the encoder's self-attention), so that the
+        first screen shows what the model has already computed."""
+        if self.snapshot is None or self.cursor >= 0:
+            return self.kind
+        info = self.snapshot.info
+        if not info.kind(self.kind).per_step:
+            return self.kind
+        return next((kind.name for kind in info.kinds if not kind.per_step), self.kind)
 
     # -- user intents ---------------------------------------------------------------------
     def open_checkpoint(self, path: str | Path, device: str | None = None) -> None:
@@ -231,9 +245,11 @@ class Session:
             return []
         return outside_training(source, self.model.metadata.get(TRAINED_ON))
 
-    def set_source(self, text: str) -> None:
+    def set_source(self, text: str, play: bool = False) -> None:
+        """Run ``text`` from its first step; ``play``: and play it once it is encoded (Enter)."""
         self.source = text
         self.restart(steps=0)
+        self._play_when_started = play and self.model is not None
 
     def set_settings(self, settings: DecodingSettings) -> None:
         """New decoding settings: regenerate up to the step the user was looking at."""
@@ -400,8 +416,12 @@ class Session:
             if result.generation == self.generation:
                 self.shown_generation = result.generation
                 self._snapshot_ready(result.snapshot)
+                if self._play_when_started and result.request_id == self._start_id:
+                    self._play_when_started = False
+                    self.toggle_play()
         elif isinstance(result, RequestFailed) and result.what != "stale":
             self.stop()
+            self._play_when_started = False
             if result.what == "start" and result.request_id == self._start_id:
                 # the worker kept the generation it had: go on stepping that one (unless a newer
                 # start is on its way: then that one is the generation to wait for)

@@ -13,6 +13,8 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from model.generation.decoding_settings import DecodingSettings
+from visualizer.about_model import TEXT as ABOUT_TEXT
+from visualizer.about_model import about_html
 from visualizer.export_names import export_name, suggested_path
 from visualizer.i18n import tr
 from visualizer.panels.registry import PANELS
@@ -259,3 +261,26 @@ class KindsMixin:
 def system_language() -> str:
     """The explanations' language at first start: Chinese on a Chinese system, else English."""
     return "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
+
+
+class HelpMixin:
+    """Help > Keyboard shortcuts and Help > About this model."""
+
+    def show_shortcuts(self) -> None:
+        text = (
+            "Enter (in the Source box) run and play · → step · ← back · Space play/pause · Home reset · "
+            "End run to end\n"
+            "1, 2, 3 … the model's kinds of attention, in the order of the tabs · M mean of heads\n"
+            "Ctrl+O open · Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit\n"
+            "Ctrl+K compare with another model · Ctrl+Shift+K stop comparing\n"
+            "Click a head to enlarge it; hover a cell to read its weight."
+        )
+        QMessageBox.information(self, "Keyboard shortcuts", text)
+
+    def show_about_model(self) -> None:
+        language = self.session.language
+        box = QMessageBox(QMessageBox.Icon.Information, ABOUT_TEXT[language]["title"], "", parent=self)
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(about_html(self.session.model, language))
+        box.exec()
+        self.setFocus()  # the stepping keys work again at once

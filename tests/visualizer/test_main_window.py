@@ -124,7 +124,8 @@ def test_clicking_a_head_enlarges_it_and_hover_reads_the_weight(harness, tiny_ch
     grid.on_mouse_moved(scene_pos)
     weight = engine.steps[2].attention["cross"][1, 3, 4]
     assert texts[-1].endswith(f"{weight:.3f}")
-    assert "'v'" in texts[-1]  # key 4 of "reverse: abcdef" is the 'r'…'v' — the fifth character
+    query_token = engine.tokenizer.token_text(engine.steps[2].input_id)  # what the decoder read at step 2
+    assert f"query 2 {query_token!r} → key 4 'r'" in texts[-1]  # key 4 of "reverse: abcdef": the 'r'
     harness.qtbot.keyClick(harness.window.grid, Qt.Key.Key_M)
     assert harness.session.head is None
 
@@ -364,3 +365,40 @@ def test_a_long_run_gets_every_timeline_button_and_the_grid_labels_are_reused(ha
     harness.session.go_to_step(-1)
     assert all(b.isFlat() for b in timeline.buttons)  # every step is ahead of the shown one
     assert grid.labels == labels  # more rows only move the head and layer labels
+
+
+def test_the_first_screen_shows_the_encoder_and_says_what_to_press(harness):
+    session, window = harness.session, harness.window
+    assert session.cursor == -1 and session.kind == "cross"
+    # cross-attention has no row before the first step: the grid shows the encoder's self-attention
+    assert session.shown_kind == "enc_self"
+    view = window.grid.view
+    np.testing.assert_array_equal(view.weights, session.snapshot.encoder.attention["enc_self"])
+    assert window.step_hint.isVisible()
+    hint = window.step_hint.text()
+    assert "Encoder self-attention" in hint and "→" in hint and "Space" in hint
+    session.set_language("zh")
+    assert "按 <b>→</b>" in window.step_hint.text()
+    session.set_language("en")
+    session.step_forward()
+    harness.wait_idle()
+    assert session.shown_kind == "cross" and window.grid.view.kind == "cross"
+    assert not window.step_hint.isVisible()
+    session.set_kind("enc_self")
+    session.set_source("reverse: abc")
+    harness.wait_idle()
+    assert session.cursor == -1 and "→" in window.step_hint.text()
+    assert "Nothing generated yet" not in window.step_hint.text()  # the chosen kind is shown
+    # the enlarged head's token axes never carry pyqtgraph's SI prefix
+    for side in ("left", "bottom"):
+        assert not window.detail.matrix.plot.getAxis(side).autoSIPrefix
+
+
+def test_enter_in_the_source_box_runs_and_plays(harness, qtbot):
+    bar, session = harness.window.source_bar, harness.session
+    bar.edit.setText("reverse: enter")
+    qtbot.keyClick(bar.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: session.snapshot is not None and session.snapshot.source == "reverse: enter")
+    qtbot.waitUntil(lambda: session.cursor >= 1, timeout=20_000)  # it plays on its own
+    session.stop()
+    harness.wait_idle()

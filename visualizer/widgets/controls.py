@@ -87,7 +87,7 @@ class SourceBar(QWidget):
         layout.addWidget(self.examples)
         self.run_button = QPushButton("Run")
         translator.add(self.run_button.setText, "Run")
-        self.run_button.setToolTip("encode this source and start generating (Enter)")
+        self.run_button.setToolTip("encode this source and play its generation (Enter)")
         self.run_button.clicked.connect(self.run)
         layout.addWidget(self.run_button)
 
@@ -134,7 +134,8 @@ class SourceBar(QWidget):
         self.run()
 
     def run(self) -> None:
-        self.session.set_source(self.edit.text())
+        """Enter, Run or an example: encode the source and play its generation."""
+        self.session.set_source(self.edit.text(), play=True)
         self.window().setFocus()
 
 

@@ -50,6 +50,7 @@ class MatrixPlot:
         if isinstance(plot, pg.PlotItem):  # draw first and last token labels even where they overhang
             for side in ("left", "bottom"):
                 plot.getAxis(side).setStyle(hideOverlappingLabels=False)
+                plot.getAxis(side).enableAutoSIPrefix(False)  # token axes: never "(x0.001)"
         self.viewbox.setDefaultPadding(0)
         self.row_outline = QGraphicsRectItem()
         self.row_outline.setPen(pg.mkPen(HIGHLIGHT_COLOR, width=2, cosmetic=True))
