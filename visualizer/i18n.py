@@ -54,6 +54,13 @@ ZH = {
     "&Keyboard shortcuts": "键盘快捷键(&K)",
     "Source:": "源文本：",
     "Examples": "示例",
+    "T": "温度",
+    "beam": "束宽",
+    "seed": "种子",
+    "Attention Visualizer": "注意力可视化",
+    "The previous model and generation are unchanged.": "之前的模型和生成结果保持不变。",
+    "■ end of sequence": "■ 序列结束",
+    "■ stopped at the maximum length": "■ 已达最大长度而停止",
     "&About this model…": "关于这个模型(&A)…",
     # the Examples menu (model/tasks/examples.py, visualizer/widgets/controls.py)
     "a fresh random input": "随机生成一个新输入",

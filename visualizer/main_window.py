@@ -410,7 +410,10 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
             self.output_label.setText("")
             return
         model = self.session.model.name if self.session.model else ""
-        self.setWindowTitle(f"Attention Visualizer — {model} — step {cursor + 1} of {len(snapshot.steps)}")
+        language = self.session.language
+        count = len(snapshot.steps)
+        step = f"第 {cursor + 1} / {count} 步" if language == "zh" else f"step {cursor + 1} of {count}"
+        self.setWindowTitle(f"{tr('Attention Visualizer', language)} — {model} — {step}")
         shown = snapshot.output_text(cursor + 1)
         ahead = snapshot.output_text()[len(shown) :]
         language = self.session.language
@@ -452,7 +455,9 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
             self.error_dialog.close()
             self.error_dialog.deleteLater()  # else every error ever shown stays a child of the window
         self.error_dialog = QMessageBox(QMessageBox.Icon.Warning, "Attention Visualizer", text, parent=self)
-        self.error_dialog.setInformativeText("The previous model and generation are unchanged.")
+        self.error_dialog.setInformativeText(
+            tr("The previous model and generation are unchanged.", self.session.language)
+        )
         self.error_dialog.open()
 
     def on_busy_changed(self, busy: bool) -> None:

@@ -30,6 +30,9 @@ COLORMAPS = ("viridis", "inferno", "magma", "plasma", "cividis", "CET-L1")
 MAX_COMPUTED = 32
 
 
+MAX_QUEUED_STEPS = 8  # → presses kept while a step computes (more are a held-down key)
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     """What the GUI may know of the loaded model (the model itself stays on the worker)."""
@@ -171,6 +174,7 @@ class Session:
         self.failed: dict[tuple, str] = {}  # compute keys whose job raised, and why
         self.playing = False
         self._play_when_started = False  # Enter ran a source: play it once it is encoded
+        self._queued_steps = 0  # → pressed while a step was computing: taken when it arrives
         self.initial_steps = 0  # steps to run after the first model loads (attnviz --steps)
         self.generation = 0  # the generation asked for last
         self.shown_generation = 0  # the generation the shown snapshot belongs to
@@ -264,6 +268,7 @@ class Session:
         self.restart(steps=self.cursor + 1)
 
     def restart(self, steps: int = 0, forced: tuple[int | None, ...] = ()) -> None:
+        self._queued_steps = 0
         if self.model is None:
             return
         self.stop()
@@ -283,14 +288,19 @@ class Session:
             self._set_cursor(self.cursor + 1)
         elif self.snapshot.stop_reason is None and not self.generating:
             self._send(StepRequest(next(self._ids), self.generation))
+        elif self.snapshot.stop_reason is None and not self.playing:
+            # a key pressed while the last step computes is not lost: it is taken when that arrives
+            self._queued_steps = min(self._queued_steps + 1, MAX_QUEUED_STEPS)
         elif self.snapshot.stop_reason is not None:
             self.stop()
 
     def step_back(self) -> None:
+        self._queued_steps = 0
         if self.snapshot is not None and self.cursor > -1:
             self._set_cursor(self.cursor - 1)
 
     def go_to_step(self, step: int) -> None:
+        self._queued_steps = 0
         if self.snapshot is not None and -1 <= step < self.step_count:
             self._set_cursor(step)
 
@@ -310,6 +320,7 @@ class Session:
                 self._send(StepRequest(next(self._ids), self.generation, missing))
 
     def reset(self) -> None:
+        self._queued_steps = 0
         self.stop()
         if self.snapshot is not None:
             self._send(BranchRequest(next(self._ids), self.generation, 0, None))
@@ -419,6 +430,9 @@ class Session:
                 if self._play_when_started and result.request_id == self._start_id:
                     self._play_when_started = False
                     self.toggle_play()
+                if self._queued_steps and not self.generating:
+                    self._queued_steps -= 1
+                    self.step_forward()
         elif isinstance(result, RequestFailed) and result.what != "stale":
             self.stop()
             self._play_when_started = False

@@ -248,3 +248,21 @@ def test_a_source_b_cannot_run_is_said_once(tmp_path, tiny_checkpoint_path):
         assert comparison.problem is None and b.snapshot.source == "reverse: abc"
     finally:
         unregister_family("toy")
+
+
+def test_steps_asked_for_while_one_computes_are_taken_not_dropped(tiny_checkpoint_path):
+    session, worker = loaded(tiny_checkpoint_path)
+    for _ in range(3):  # three quick presses of →: only the first can go to the worker at once
+        session.step_forward()
+    assert len(worker.queue) == 1
+    worker.drain()
+    assert session.cursor == 2 and session.step_count == 3
+    for _ in range(3):
+        session.step_forward()
+    session.step_back()  # going back drops the presses still waiting
+    worker.drain()
+    assert session.step_count == 4  # the one already asked for, not the two waiting
+    for _ in range(20):  # a held-down key queues a bounded number of steps
+        session.step_forward()
+    worker.drain()
+    assert session.step_count == 5 + 8

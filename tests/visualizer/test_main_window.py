@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QLabel
 
 from model.generation.engine import GenerationEngine
 from model.transformer.checkpoint import load_checkpoint
@@ -374,16 +375,16 @@ def test_the_first_screen_shows_the_encoder_and_says_what_to_press(harness):
     assert session.shown_kind == "enc_self"
     view = window.grid.view
     np.testing.assert_array_equal(view.weights, session.snapshot.encoder.attention["enc_self"])
-    assert window.step_hint.isVisible()
+    height = window.step_hint.height()
     hint = window.step_hint.text()
     assert "Encoder self-attention" in hint and "→" in hint and "Space" in hint
     session.set_language("zh")
-    assert "按 <b>→</b>" in window.step_hint.text()
+    assert "<b>→</b> 生成一个词元" in window.step_hint.text()
     session.set_language("en")
     session.step_forward()
     harness.wait_idle()
     assert session.shown_kind == "cross" and window.grid.view.kind == "cross"
-    assert not window.step_hint.isVisible()
+    assert window.step_hint.text() == "" and window.step_hint.height() == height  # the grid keeps its size
     session.set_kind("enc_self")
     session.set_source("reverse: abc")
     harness.wait_idle()
@@ -402,3 +403,20 @@ def test_enter_in_the_source_box_runs_and_plays(harness, qtbot):
     qtbot.waitUntil(lambda: session.cursor >= 1, timeout=20_000)  # it plays on its own
     session.stop()
     harness.wait_idle()
+
+
+def test_the_window_title_captions_ending_and_error_note_speak_chinese(harness):
+    session, window = harness.session, harness.window
+    session.run_to_end()
+    harness.wait_idle()
+    session.set_language("zh")
+    assert window.windowTitle().startswith("注意力可视化 — ")
+    captions = [label.text() for label in window.decoding.findChildren(QLabel)]
+    assert "温度" in captions and "束宽" in captions and "种子" in captions
+    assert window.timeline.ending.text() in ("■ 序列结束", "■ 已达最大长度而停止")
+    window.show_error("boom")
+    assert window.error_dialog.informativeText() == "之前的模型和生成结果保持不变。"
+    window.error_dialog.close()
+    session.set_language("en")
+    assert window.windowTitle().startswith("Attention Visualizer — ")
+    assert "T" in [label.text() for label in window.decoding.findChildren(QLabel)]

@@ -171,6 +171,7 @@ class DecodingControls(QWidget):
             ("seed", self.seed),
         ):
             caption = QLabel(label)
+            translator.add(caption.setText, label)
             caption.setToolTip(widget.toolTip())
             layout.addWidget(caption)
             layout.addWidget(widget)

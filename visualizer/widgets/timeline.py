@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
 
 from visualizer.events import Subscriptions
+from visualizer.i18n import tr
 from visualizer.session import Session
 from visualizer.widgets.heatmap import display_token
 
@@ -48,6 +49,7 @@ class Timeline(QScrollArea):
         self.subscriptions = Subscriptions(
             (session.snapshot_changed, self.on_snapshot_changed),
             (session.cursor_changed, self.on_cursor_changed),
+            (session.language_changed, lambda _language: self.on_snapshot_changed(session.snapshot)),
         )
 
     def detach(self) -> None:
@@ -89,7 +91,8 @@ class Timeline(QScrollArea):
             how = "forced by you" if record.forced else f"p = {chosen_p:.3f}"
             button.setToolTip(f"step {step + 1}: {label!r} ({how})")
         reason = {"eos": "■ end of sequence", "max_length": "■ stopped at the maximum length"}
-        self.ending.setText(reason.get(snapshot.stop_reason, "") if snapshot else "")
+        ending = reason.get(snapshot.stop_reason, "") if snapshot else ""
+        self.ending.setText(tr(ending, self.session.language) if ending else "")
         self.on_cursor_changed(self.session.cursor)
 
     def on_more_buttons(self) -> None:
