@@ -89,7 +89,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
             (session.playing_changed, self.on_playing_changed),
             (session.view_changed, self.on_view_changed),
             (session.language_changed, self.on_language_changed),
-            (session.request, self.on_request),
+            (session.acted, self.on_acted),
             (session.snapshot_changed, self.on_snapshot_changed),
         )
         self.hover_source: str | None = None  # the source the hover readout was read from
@@ -381,8 +381,9 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.hover_label.setText(text or " ")
         self.hover_source = self.session.source if text else None
 
-    def on_request(self, _request) -> None:
-        """Every message belongs to what was shown when it came: the next action clears it."""
+    def on_acted(self) -> None:
+        """Every message belongs to what was shown when it came: the user's next action clears it
+        (what the model sends back in answer to that action is then shown)."""
         self.message_label.setText("")
         self.message_label.setStyleSheet("")
 

@@ -157,6 +157,7 @@ class Session:
         self.request = Signal()  # (Request) for the worker
         self.computed_changed = Signal()  # (key) a panel's computation arrived
         self.language_changed = Signal()  # (language) "en" or "zh"
+        self.acted = Signal()  # () the user asked for something: earlier messages are stale
 
         self.model: ModelInfo | None = None
         self.snapshot: GenerationSnapshot | None = None
@@ -236,9 +237,11 @@ class Session:
 
     # -- user intents ---------------------------------------------------------------------
     def open_checkpoint(self, path: str | Path, device: str | None = None) -> None:
+        self.acted.emit()
         self._send(LoadRequest(next(self._ids), Path(path), device or self.device))
 
     def set_device(self, device: str) -> None:
+        self.acted.emit()
         self.device = device
         self._send(DeviceRequest(next(self._ids), device))
 
@@ -251,12 +254,14 @@ class Session:
 
     def set_source(self, text: str, play: bool = False) -> None:
         """Run ``text`` from its first step; ``play``: and play it once it is encoded (Enter)."""
+        self.acted.emit()
         self.source = text
         self.restart(steps=0)
         self._play_when_started = play and self.model is not None
 
     def set_settings(self, settings: DecodingSettings) -> None:
         """New decoding settings: regenerate up to the step the user was looking at."""
+        self.acted.emit()
         if settings == self.settings:
             return
         self.settings = settings
@@ -264,6 +269,7 @@ class Session:
         self.restart(steps=self.cursor + 1)
 
     def set_interventions(self, interventions: Interventions) -> None:
+        self.acted.emit()
         self.interventions = interventions
         self.restart(steps=self.cursor + 1)
 
@@ -282,6 +288,11 @@ class Session:
 
     def step_forward(self) -> None:
         """Show the next step: already computed ones are shown again, never recomputed."""
+        self.acted.emit()
+        self._advance()
+
+    def _advance(self) -> None:
+        """``step_forward`` for the play timer and for presses taken later: not a new action."""
         if self.snapshot is None:
             return
         if self.cursor < self.step_count - 1:
@@ -295,16 +306,19 @@ class Session:
             self.stop()
 
     def step_back(self) -> None:
+        self.acted.emit()
         self._queued_steps = 0
         if self.snapshot is not None and self.cursor > -1:
             self._set_cursor(self.cursor - 1)
 
     def go_to_step(self, step: int) -> None:
+        self.acted.emit()
         self._queued_steps = 0
         if self.snapshot is not None and -1 <= step < self.step_count:
             self._set_cursor(step)
 
     def run_to_end(self) -> None:
+        self.acted.emit()
         if self.snapshot is None:
             return
         if self.snapshot.stop_reason is not None:
@@ -320,6 +334,7 @@ class Session:
                 self._send(StepRequest(next(self._ids), self.generation, missing))
 
     def reset(self) -> None:
+        self.acted.emit()
         self._queued_steps = 0
         self.stop()
         if self.snapshot is not None:
@@ -327,6 +342,7 @@ class Session:
 
     def force_token(self, token_id: int) -> None:
         """Replace the shown step's choice with ``token_id`` and continue from there."""
+        self.acted.emit()
         if self.snapshot is None:
             return
         self.stop()
@@ -334,6 +350,10 @@ class Session:
         self._send(BranchRequest(next(self._ids), self.generation, keep, token_id))
 
     def toggle_play(self) -> None:
+        self.acted.emit()
+        self._toggle_play()
+
+    def _toggle_play(self) -> None:
         if self.playing:
             self.stop()
         elif self.snapshot is not None:
@@ -350,7 +370,7 @@ class Session:
     def play_tick(self) -> None:
         """Called by the GUI's play timer: one step, unless the last one is still running."""
         if self.playing and not self.generating:
-            self.step_forward()
+            self._advance()
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -429,10 +449,10 @@ class Session:
                 self._snapshot_ready(result.snapshot)
                 if self._play_when_started and result.request_id == self._start_id:
                     self._play_when_started = False
-                    self.toggle_play()
+                    self._toggle_play()
                 if self._queued_steps and not self.generating:
                     self._queued_steps -= 1
-                    self.step_forward()
+                    self._advance()
         elif isinstance(result, RequestFailed) and result.what != "stale":
             self.stop()
             self._play_when_started = False

@@ -397,10 +397,12 @@ def test_the_first_screen_shows_the_encoder_and_says_what_to_press(harness):
 
 def test_enter_in_the_source_box_runs_and_plays(harness, qtbot):
     bar, session = harness.window.source_bar, harness.session
-    bar.edit.setText("reverse: enter")
+    bar.edit.setText("reverse: entér")
     qtbot.keyClick(bar.edit, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: session.snapshot is not None and session.snapshot.source == "reverse: enter")
+    qtbot.waitUntil(lambda: session.snapshot is not None and session.snapshot.source == "reverse: entér")
     qtbot.waitUntil(lambda: session.cursor >= 1, timeout=20_000)  # it plays on its own
+    # the answer to this action stays while it plays: the play timer's steps are not new actions
+    assert "not in the vocabulary" in harness.window.message_label.text()
     session.stop()
     harness.wait_idle()
 
