@@ -459,6 +459,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.error_dialog.setInformativeText(
             tr("The previous model and generation are unchanged.", self.session.language)
         )
+        self.error_dialog.finished.connect(self.setFocus)  # the stepping keys work again at once
         self.error_dialog.open()
 
     def on_busy_changed(self, busy: bool) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from model.probes.teacher_forcing import teacher_force
 from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
@@ -57,10 +58,13 @@ def test_other_strategies_offer_a_switch_to_beam_search(harness, qtbot):
     assert harness.session.settings.strategy == "greedy"
     assert panel.notice.isVisible() and "greedy" in panel.notice.text()
     assert panel.switch_button.isVisible() and not panel.content.isVisible()
+    harness.window.grid.setFocus()
     qtbot.mouseClick(panel.switch_button, Qt.MouseButton.LeftButton)
     harness.wait_idle()
     assert harness.session.settings.strategy == "beam"
     assert not panel.switch_button.isVisible()
+    # the keyboard stays with the views: not handed to the Source box when the button hid
+    assert harness.window.source_bar.edit is not QApplication.focusWidget()
     assert "step" in panel.notice.text()  # no tree before the first step
     step(harness)
     assert panel.content.isVisible() and not panel.notice.isVisible()

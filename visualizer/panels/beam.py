@@ -72,6 +72,9 @@ class BeamPanel(ConceptPanel):
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("font-size: 11pt; padding: 8px;")
         self.switch_button = QPushButton()
+        # it hides itself once beam search is on: had it the focus, Qt would hand it to the
+        # Source box, and → and End would edit text instead of stepping
+        self.switch_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.switch_button.clicked.connect(self.switch_to_beam)
         self.outer.addWidget(self.notice)
         button_row = QHBoxLayout()
