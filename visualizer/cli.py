@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_overwrite_option(trace, subcommand=True)
 
     train = sub.add_parser("train", help="train a model on the synthetic tasks")
-    train.add_argument("--config", default="default", help="named recipe (default, tiny)")
+    train.add_argument("--config", default="default", help="named recipe (default, calibrate, tiny)")
     train.add_argument("--out", type=Path, required=True, help="checkpoint to write")
     train.add_argument("--device", dest="sub_device")
     train.add_argument("--steps", type=int, help="override the recipe's number of steps")
@@ -258,6 +258,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         recipe_name=args.config,
         device=device_arg(args),
         resume=args.resume,
+        init=args.init,
         stop_after=args.stop_after,
     )
     if result.steps < recipe.steps:

@@ -128,3 +128,50 @@ def test_a_second_stage_starts_from_the_first_and_records_it(tmp_path):
     b = load_checkpoint(second, "cpu").model.state_dict()
     assert any(not torch.equal(a[k], b[k]) for k in a)  # one more step moved the weights
     assert all(torch.allclose(a[k], b[k], atol=1e-2) for k in a)  # ...but only a little
+
+
+def test_expected_answers_train_every_answer_weighted_by_its_probability(tiny_checkpoint):
+    from model.tasks.synthetic import Example
+    from model.tasks.train import accumulate_gradients, training_pairs
+
+    examples = [
+        Example("pick", "pick: 动物", "猫", "动物"),
+        Example("date", "date: 03/04/2026", "2026-03-04", "dd/mm/yyyy"),
+        Example("date", "date: 29/11/2026", "2026-11-29", "dd/mm/yyyy"),
+        Example("reverse", "reverse: ab", "ba", "words"),
+    ]
+    drawn = training_pairs(examples, expected_answers=False)
+    assert [(p.target, p.weight) for p in drawn] == [
+        ("猫", 1.0),
+        ("2026-03-04", 1.0),
+        ("2026-11-29", 1.0),
+        ("ba", 1.0),
+    ]
+    every = training_pairs(examples, expected_answers=True)
+    assert [(p.target, p.weight) for p in every] == [
+        ("猫", 0.4), ("狗", 0.35), ("鸟", 0.15), ("鱼", 0.1),
+        ("2026-04-03", 0.5), ("2026-03-04", 0.5),
+        ("2026-11-29", 1.0), ("ba", 1.0),
+    ]
+    # the loss is each answer's token loss weighted by its probability, over the weighted tokens
+    model, tokenizer = tiny_checkpoint.model, tiny_checkpoint.tokenizer
+    recipe = recipe_from_args("tiny", {"expected_answers": True, "length_groups": 3})
+    loss, _ = accumulate_gradients(model, tokenizer, examples, recipe, "cpu")
+    model.zero_grad(set_to_none=True)
+    logprobs = sequence_logprobs(model, tokenizer, [p.source for p in every], [p.target for p in every])
+    tokens = [len(p.target) + 1 for p in every]  # each answer and <eos>
+    weighted_logprob = sum(p.weight * lp for p, lp in zip(every, logprobs, strict=True))
+    expected = -weighted_logprob / sum(p.weight * n for p, n in zip(every, tokens, strict=True))
+    assert loss == pytest.approx(expected, rel=1e-5)
+
+
+def test_the_calibration_stage_starts_from_the_first_through_the_command_line(tmp_path):
+    from visualizer.cli import main
+
+    first = tmp_path / "first.safetensors"
+    train(RECIPES["tiny"], first, recipe_name="tiny", device="cpu", progress=lambda _: None)
+    assert RECIPES["calibrate"].expected_answers and RECIPES["calibrate"].peak_lr < RECIPES["default"].peak_lr
+    second = tmp_path / "second.safetensors"
+    code = main(["train", "--config", "tiny", "--steps", "2", "--init", str(first), "--out", str(second)])
+    assert code == 0
+    assert load_checkpoint(second, "cpu").metadata["initialized_from"]["checkpoint"] == "first.safetensors"
