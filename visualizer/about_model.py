@@ -19,6 +19,8 @@ TEXT = {
         "model": "<b>{name}</b>: {family}, {parameters:,} parameters, on {device}",
         "config": "Configuration: {config}",
         "trained": "Trained with the <b>{recipe}</b> recipe: {steps:,} steps in {minutes:.0f} minutes.",
+        "after": " It started from the weights of {name} ({steps:,} steps of <b>{recipe}</b>, "
+        "{minutes:.0f} minutes).",
         "tasks": "Tasks it was trained on: {tasks}",
         "characters": "reverse: and sort: inputs: 1 to {longest} of {count} characters "
         "(printable ASCII and common Chinese)",
@@ -34,6 +36,7 @@ TEXT = {
         "model": "<b>{name}</b>：{family}，{parameters:,} 个参数，运行在 {device}",
         "config": "配置：{config}",
         "trained": "用 <b>{recipe}</b> 配方训练：{steps:,} 步，{minutes:.0f} 分钟。",
+        "after": "它从 {name} 的权重开始（<b>{recipe}</b> 配方 {steps:,} 步，{minutes:.0f} 分钟）。",
         "tasks": "训练过的任务：{tasks}",
         "characters": "reverse: 与 sort: 的输入：由 {count} 个字符（可打印 ASCII 与常用汉字）组成，"
         "长 1 到 {longest} 个字符",
@@ -63,13 +66,18 @@ def about_html(model: ModelInfo | None, language: str) -> str:
     metadata = model.metadata if isinstance(model.metadata, dict) else {}
     steps, seconds = metadata.get("steps_done"), metadata.get("train_seconds")
     if isinstance(steps, int) and isinstance(seconds, (int, float)):
-        lines.append(
-            words["trained"].format(
-                recipe=html.escape(str(metadata.get("recipe_name", "?"))),
-                steps=steps,
-                minutes=seconds / 60,
-            )
+        trained = words["trained"].format(
+            recipe=html.escape(str(metadata.get("recipe_name", "?"))), steps=steps, minutes=seconds / 60
         )
+        origin = metadata.get("initialized_from")
+        if isinstance(origin, dict) and isinstance(origin.get("steps_done"), int):
+            trained += words["after"].format(
+                name=html.escape(str(origin.get("checkpoint", "?"))),
+                steps=origin["steps_done"],
+                recipe=html.escape(str(origin.get("recipe_name", "?"))),
+                minutes=float(origin.get("train_seconds") or 0) / 60,
+            )
+        lines.append(trained)
     described = metadata.get(TRAINED_ON)
     if isinstance(described, dict) and isinstance(described.get("tasks"), list):
         lines.append(words["tasks"].format(tasks=html.escape(", ".join(f"{t}:" for t in described["tasks"]))))

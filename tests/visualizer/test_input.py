@@ -184,6 +184,8 @@ def described_checkpoint(tmp_path):
         "recipe_name": "tiny",
         "steps_done": 30,
         "train_seconds": 120.0,
+        "initialized_from": {"checkpoint": "first.safetensors", "recipe_name": "default", "steps_done": 8000,
+                             "train_seconds": 6000.0},
         "trained_on": trained_on(TASK_NAMES),
         "eval": {"reverse": {"accuracy": 0.5, "n": 10}, "date/cjk_digits": {"accuracy": 1.0, "n": 1}},
     }
@@ -223,6 +225,7 @@ def test_about_this_model_says_what_it_was_trained_on(harness, described_checkpo
     assert "reverse:, sort:, date:, pick:" in text and "1 to 48 of 428 characters" in text
     assert "11 written forms, years 1900–2099" in text and "prime &lt; 50" in text
     assert "30 steps in 2 minutes" in text and "reverse 50.0 %" in text and "cjk_digits" not in text
+    assert "weights of first.safetensors (8,000 steps of <b>default</b>, 100 minutes)" in text
     assert "训练过的任务" in about_html(harness.session.model, "zh")
     assert about_html(None, "en") == "No model is loaded."
 
