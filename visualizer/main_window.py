@@ -417,7 +417,6 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.setWindowTitle(f"{tr('Attention Visualizer', language)} — {model} — {step}")
         shown = snapshot.output_text(cursor + 1)
         ahead = snapshot.output_text()[len(shown) :]
-        language = self.session.language
         where = (
             f"(第 {cursor + 1} 步，共 {len(snapshot.steps)} 步)"
             if language == "zh"

@@ -20,12 +20,12 @@ from model.tasks.synthetic import (
     DATE_FORMS,
     MAX_INPUT_LEN,
     PICK_NAMES,
+    PREFIX_SEP,
     TEXT_CHARACTERS,
     TEXT_TASKS,
 )
 
 TRAINED_ON = "trained_on"  # the metadata key
-_PREFIX_SEP = ": "
 
 
 def trained_on(tasks: Sequence[str]) -> dict:
@@ -55,7 +55,7 @@ def outside_training(source: str, description: dict | None) -> list[Finding]:
     if not isinstance(description, dict) or not isinstance(description.get("tasks"), list):
         return []
     tasks = [str(task) for task in description["tasks"]]
-    task, sep, text = source.partition(_PREFIX_SEP)
+    task, sep, text = source.partition(PREFIX_SEP)
     if not sep or " " in task or not task:
         return [Finding("no_prefix", {"tasks": tasks})]
     if task not in tasks:

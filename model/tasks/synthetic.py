@@ -47,7 +47,7 @@ MAX_INPUT_LEN = 48
 # spaces and punctuation; Chinese), and uniform draws over the characters so every one is seen.
 TEXT_STYLES: dict[str, float] = {"words": 0.35, "ascii": 0.2, "chinese": 0.25, "mixed": 0.2}
 _WORD_PUNCTUATION = ".,!?'-:;"
-_PREFIX_SEP = ": "
+PREFIX_SEP = ": "  # between the task and its input
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class Example:
 
 def split_source(source: str) -> tuple[str, str]:
     """Split ``"task: input"`` into ``(task, input)``."""
-    task, sep, rest = source.partition(_PREFIX_SEP)
+    task, sep, rest = source.partition(PREFIX_SEP)
     if not sep or task not in TASK_NAMES:
         raise ValueError(f"source must start with one of {[t + ': ' for t in TASK_NAMES]}")
     return task, rest
@@ -219,6 +219,6 @@ def draw_examples(
 def task_alphabet() -> str:
     """Every character any source or target can contain, sorted and without duplicates."""
     pick_words = [word for name, members in PICK_CATEGORIES.items() for word in (name, *members)]
-    tables = (TASK_NAMES, (_PREFIX_SEP, TEXT_CHARACTERS), MONTHS, WEEKDAYS, pick_words)
+    tables = (TASK_NAMES, (PREFIX_SEP, TEXT_CHARACTERS), MONTHS, WEEKDAYS, pick_words)
     dates = (DATE_PUNCTUATION, CJK_DIGITS, CJK_TEN, CJK_UNITS)
     return "".join(sorted({c for table in (*tables, dates) for word in table for c in word}))
