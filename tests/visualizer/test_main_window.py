@@ -378,6 +378,9 @@ def test_the_first_screen_shows_the_encoder_and_says_what_to_press(harness):
     height = window.step_hint.height()
     hint = window.step_hint.text()
     assert "Encoder self-attention" in hint and "→" in hint and "Space" in hint
+    # the enlarged head says what it shows: the encoder's self-attention, source against source
+    assert window.detail.title.text.startswith("Encoder self-attention")
+    assert window.detail.matrix.plot.getAxis("left").labelText == "query (source)"
     session.set_language("zh")
     assert "<b>→</b> 生成一个词元" in window.step_hint.text()
     session.set_language("en")

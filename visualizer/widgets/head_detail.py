@@ -70,7 +70,7 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         self.matrix.set_ticks(view.query_labels, view.key_labels)
         who = "mean of heads" if head is None else f"head {head + 1}"
         step = "before the first step" if session.cursor < 0 else f"step {session.cursor + 1}"
-        kind = session.model.family.kind(session.kind)
+        kind = session.model.family.kind(view.kind)  # the kind shown (the encoder's before the first step)
         self.title.setText(f"{kind.title} · layer {layer + 1} · {who} · {step}")
         self.title.setToolTip(self.title.text)
         query_axis = "query (source)" if kind.queries == "source" else "query (decoder input)"
