@@ -112,6 +112,7 @@ ZH = {
     ),
     "WHAT-IF on the right: no ÷√d_k in any attention layer": ("右侧为假设实验：所有注意力层都不除以 √d_k"),
     "entropy (nats)": "熵（奈特）",
+    "no ÷√d_k": "不除以 √d_k",
     "prediction and cross-entropy (nats) at each decoder position, mean": (
         "解码器各位置的预测与交叉熵（奈特），平均"
     ),

@@ -48,7 +48,6 @@ MAX_COMPUTED = 32
 MAX_QUEUED_STEPS = 8  # → presses kept while a step computes (more are a held-down key)
 
 
-
 class Session:
     def __init__(self) -> None:
         self.model_changed = Signal()  # (ModelInfo)

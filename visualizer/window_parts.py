@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QLocale, QPoint, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from model.generation.decoding_settings import DecodingSettings
 from visualizer.about_model import TEXT as ABOUT_TEXT
@@ -111,6 +111,11 @@ class ExportMixin:
     def remember_export_folder(self, path: str) -> None:
         self.settings.setValue("export_folder", str(Path(path).resolve().parent))
 
+    def shown_page(self) -> QWidget:
+        """The page being shown, whole: a concept panel's full content, not its scrolled window."""
+        page = self.pages.currentWidget()
+        return page.content() if hasattr(page, "content") else page
+
     def export_png(self, path: str | None = None) -> bool:
         if not path:
             path, _ = QFileDialog.getSaveFileName(
@@ -118,7 +123,7 @@ class ExportMixin:
             )
         if not path:
             return False
-        if not self.pages.currentWidget().grab().save(path, "PNG"):
+        if not self.shown_page().grab().save(path, "PNG"):
             self.on_message("error", f"could not write {path}")
             return False
         self.remember_export_folder(path)
@@ -138,7 +143,7 @@ class ExportMixin:
             return False
         generator = QSvgGenerator()
         generator.setFileName(path)
-        page = self.pages.currentWidget()
+        page = self.shown_page()
         generator.setSize(page.size())
         generator.setViewBox(page.rect())
         generator.setTitle("Attention Visualizer view")

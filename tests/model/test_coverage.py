@@ -25,8 +25,14 @@ def test_the_description_names_tasks_characters_lengths_forms_and_categories():
 
 @pytest.mark.parametrize(
     "source",
-    ["reverse: Hello, World!", "sort: 注意力", "date: 03/04/2026", "date: 2026-11-29", "pick: fruit",
-     "reverse: " + "x" * MAX_INPUT_LEN],
+    [
+        "reverse: Hello, World!",
+        "sort: 注意力",
+        "date: 03/04/2026",
+        "date: 2026-11-29",
+        "pick: fruit",
+        "reverse: " + "x" * MAX_INPUT_LEN,
+    ],
 )
 def test_sources_inside_the_training_data_get_no_finding(source):
     assert outside_training(source, SHIPPED) == []

@@ -149,9 +149,14 @@ def test_expected_answers_train_every_answer_weighted_by_its_probability(tiny_ch
     ]
     every = training_pairs(examples, expected_answers=True)
     assert [(p.target, p.weight) for p in every] == [
-        ("猫", 0.4), ("狗", 0.35), ("鸟", 0.15), ("鱼", 0.1),
-        ("2026-04-03", 0.5), ("2026-03-04", 0.5),
-        ("2026-11-29", 1.0), ("ba", 1.0),
+        ("猫", 0.4),
+        ("狗", 0.35),
+        ("鸟", 0.15),
+        ("鱼", 0.1),
+        ("2026-04-03", 0.5),
+        ("2026-03-04", 0.5),
+        ("2026-11-29", 1.0),
+        ("ba", 1.0),
     ]
     # the loss is each answer's token loss weighted by its probability, over the weighted tokens
     model, tokenizer = tiny_checkpoint.model, tiny_checkpoint.tokenizer

@@ -63,4 +63,4 @@ def test_loading_the_transformer_after_the_toy_restores_everything(toy_window, t
     window = toy_window.window
     toy_window.open(tiny_checkpoint_path)
     assert tab_names(window) == ["enc_self", "dec_self", "cross"]
-    assert all(page.currentWidget() is page.panel for page in window.panel_pages)
+    assert all(page.shows_panel for page in window.panel_pages)

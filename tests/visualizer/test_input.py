@@ -184,8 +184,12 @@ def described_checkpoint(tmp_path):
         "recipe_name": "tiny",
         "steps_done": 30,
         "train_seconds": 120.0,
-        "initialized_from": {"checkpoint": "first.safetensors", "recipe_name": "default", "steps_done": 8000,
-                             "train_seconds": 6000.0},
+        "initialized_from": {
+            "checkpoint": "first.safetensors",
+            "recipe_name": "default",
+            "steps_done": 8000,
+            "train_seconds": 6000.0,
+        },
         "trained_on": trained_on(TASK_NAMES),
         "eval": {"reverse": {"accuracy": 0.5, "n": 10}, "date/cjk_digits": {"accuracy": 1.0, "n": 1}},
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import QPointF
 
 from model.probes.teacher_forcing import teacher_force_batch
 from model.transformer.checkpoint import load_checkpoint
@@ -132,3 +133,35 @@ def test_the_panel_chooses_the_kind_of_attention_and_shows_cross_padding(harness
     assert mask[:, real:].all() and not mask[:, :real].any()  # cross-attention hides padding keys too
     harness.session.set_kind("dec_self")
     assert panel.kind.currentData() == "dec_self"
+
+
+def test_score_stages_share_one_scale_with_a_bar_and_hover_follows_a_cell_through_the_pipeline(harness):
+    for _ in range(3):
+        harness.session.step_forward()
+        harness.wait_idle()
+    harness.session.set_kind("dec_self")
+    harness.session.select_head(0, 1)
+    panel = masks_panel(harness)
+    harness.wait_idle()
+    cells = {stage: panel.cells[(0, stage)] for stage in ("raw", "scaled", "masked", "softmax")}
+    raw = cells["raw"].shown
+    bound = float(np.abs(raw[np.isfinite(raw)]).max())
+    # QKᵀ, ÷√d_k and the masked scores on one scale: the scaled scores look smaller, as they are
+    for stage in ("raw", "scaled", "masked"):
+        np.testing.assert_allclose(cells[stage].image.levels, (-bound, bound), rtol=1e-6)
+    np.testing.assert_allclose(panel.score_bars[0].levels(), (-bound, bound), rtol=1e-6)
+    assert float(np.abs(cells["scaled"].shown).max()) < bound  # divided by √d_k > 1
+    # hovering a cell (query 2, key 1: open under the causal mask) names its numbers at every stage
+    scene_pos = cells["softmax"].viewbox.mapViewToScene(QPointF(1.5, 2.5))
+    panel.on_mouse_moved(scene_pos)
+    text = panel.hover.text()
+    for value in (raw[2, 1], cells["scaled"].shown[2, 1]):
+        assert f"{value:.3f}" in text
+    assert f"{cells['softmax'].shown[2, 1]:.4f}" in text and "open" in text
+    # a blocked cell (query 0, key 2) reads −∞ after the mask and weight 0
+    panel.on_mouse_moved(cells["raw"].viewbox.mapViewToScene(QPointF(2.5, 0.5)))
+    assert "blocked → −∞" in panel.hover.text() and "softmax 0.0000" in panel.hover.text()
+    # the readout belongs to the shown state: a new step clears it
+    harness.session.step_back()
+    harness.wait_idle()
+    assert panel.hover.text().strip() == ""

@@ -8,8 +8,11 @@ changed; a panel that is not visible postpones the work until it is shown.
 
 from __future__ import annotations
 
+import math
+
+import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from visualizer.events import Subscriptions
 from visualizer.panels.registry import ENTRIES
@@ -97,6 +100,23 @@ class ConceptPanel(QWidget):
         self.stale = False
         if self.unsupported is None:
             self.refresh()
+            self.fit_canvases()
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        """At least the layout's minimum: the scroll area sizes the panel by this, and the
+        canvases' preferred heights (ignored, see fit_canvases) would undercut their minimums."""
+        return max(self.outer.totalHeightForWidth(width), self.outer.totalMinimumHeightForWidth(width))
+
+    def fit_canvases(self) -> None:
+        """Each plot canvas asks for at least the width its axes and labels need, so that a
+        narrow window scrolls the page (it sits in a scroll area) instead of cutting a plot off;
+        its height is its minimum plus whatever room the window has (an ignored size hint: the
+        canvases' own 480-pixel hint would make every page scroll)."""
+        for canvas in self.findChildren(pg.GraphicsView):
+            canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+            if isinstance(canvas, pg.GraphicsLayoutWidget):
+                needed = canvas.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+                canvas.setMinimumWidth(math.ceil(needed.width()))
 
     def show_what_if(self, text: str | None) -> None:
         """A banner that says a what-if is active (the picture is not the model as trained)."""

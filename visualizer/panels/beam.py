@@ -89,6 +89,7 @@ class BeamPanel(ConceptPanel):
         controls = QHBoxLayout()
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)  # wraps on a narrow window instead of being cut
         controls.addWidget(self.legend, 1)
         self.future_box = QCheckBox()
         self.future_box.toggled.connect(self.on_state_changed)
@@ -123,7 +124,7 @@ class BeamPanel(ConceptPanel):
         splitter.addWidget(self.tree)
         splitter.addWidget(self.heat)
         splitter.setChildrenCollapsible(False)
-        self.tree.setMinimumHeight(120)
+        self.tree.setMinimumHeight(200)
         self.heat.setMinimumHeight(160)
         splitter.setSizes([540, 460])  # kept in proportion when the splitter is first laid out
         content.addWidget(splitter, 1)

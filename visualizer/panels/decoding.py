@@ -199,7 +199,7 @@ class DecodingPanel(ConceptPanel):
         top_row.addWidget(self.legend, 0, Qt.AlignmentFlag.AlignBottom)
         self.outer.addLayout(top_row)
         self.plot_widget = pg.PlotWidget(background=BACKGROUND)
-        self.plot_widget.setMinimumHeight(220)
+        self.plot_widget.setMinimumHeight(240)
         self.outer.addWidget(self.plot_widget, 1)
         self.build_plot(self.plot_widget.getPlotItem())
         self.info = QLabel()

@@ -136,6 +136,7 @@ class LayerNormPanel(ConceptPanel):
         page.addWidget(self.legend)
         self.layer_view = pg.GraphicsLayoutWidget()
         self.layer_view.setBackground(BACKGROUND)
+        self.layer_view.setMinimumHeight(280)
         page.addWidget(self.layer_view, 1)
         self.pages.addTab(layer_page, "")
         self.stack.currentIndexChanged.connect(self.on_stack_chosen)
@@ -151,6 +152,7 @@ class LayerNormPanel(ConceptPanel):
         page.addWidget(self.batch_label)
         self.batch_view = pg.GraphicsLayoutWidget()
         self.batch_view.setBackground(BACKGROUND)
+        self.batch_view.setMinimumHeight(320)
         page.addWidget(self.batch_view, 1)
         self.pages.addTab(batch_page, "")
 

@@ -1,10 +1,12 @@
 """Scaled dot-product attention, stage by stage, and what the masks do.
 
 For the selected kind, layer and head: QKᵀ, ÷√d_k, the mask, the masked scores (−∞ drawn
-in its own colour) and the softmax, side by side, from a teacher-forced run of the live model
-(off the GUI thread). The decoder reads either what it generated up to the shown step or a
-target the user types; a padded batch of two sources shows the key-padding masks; a what-if
-removes the causal mask.
+in its own colour) and the softmax, side by side; the three score stages share one colour
+scale (with its bar), so that ÷√d_k visibly shrinks the scores, and hovering a cell follows
+its numbers through the pipeline (score → scaled → masked → weight); all from a
+teacher-forced run of the live model (off the GUI thread). The decoder reads either what
+it generated up to the shown step or a target the user types; a padded batch of two
+sources shows the key-padding masks; a what-if removes the causal mask.
 """
 
 from __future__ import annotations
@@ -14,31 +16,36 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy
 
 from model.probes.teacher_forcing import AttentionMatrices, teacher_force_batch
 from model.tasks.synthetic import solve, split_source
 from visualizer.i18n import Translator, tr
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import TITLES
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
 
 NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
 STAGES = ("raw", "scaled", "mask", "masked", "softmax")
+SCORE_STAGES = ("raw", "scaled", "masked")  # one shared colour scale: ÷√d_k must look smaller
+# the grid's columns: the stages, a colour bar after the score stages and after the softmax
+COLUMNS = {"raw": 0, "scaled": 1, "mask": 2, "masked": 3, "softmax": 5}
+SCORE_BAR_COLUMN, WEIGHT_BAR_COLUMN = 4, 6
 STAGE_TITLES = {
+    # two lines each: one long title would widen its column and squeeze the others
     "en": (
-        "QKᵀ (raw scores)",
-        "÷ √d_k (scaled)",
-        "mask (dark = blocked)",
-        "masked scores (−∞ in black)",
-        "softmax",
+        "QKᵀ<br>(raw scores)",
+        "÷ √d_k<br>(scaled)",
+        "mask<br>(dark = blocked)",
+        "masked scores<br>(−∞ in black)",
+        "softmax<br>(weights)",
     ),
     "zh": (
-        "QKᵀ（原始分数）",
-        "÷ √d_k（缩放后）",
-        "掩码（深色 = 屏蔽）",
-        "掩码后分数（黑色为 −∞）",
-        "softmax 权重",
+        "QKᵀ<br>（原始分数）",
+        "÷ √d_k<br>（缩放后）",
+        "掩码<br>（深色 = 屏蔽）",
+        "掩码后分数<br>（黑色为 −∞）",
+        "softmax<br>（权重）",
     ),
 }
 
@@ -89,6 +96,32 @@ def stage_matrix(matrices: AttentionMatrices, stage: str, layer: int, head: int 
     return source.mean(0) if head is None else source[head]
 
 
+SCORE_BAR_LABEL = "score"
+PIPELINE_WORDS = {
+    "en": (
+        "query {query} {query_token!r} · key {key} {key_token!r}: "
+        "QKᵀ {raw:.3f} → ÷√d_k {scaled:.3f} → mask: {mask} → {masked} → softmax {weight:.4f}"
+    ),
+    "zh": (
+        "查询 {query} {query_token!r} · 键 {key} {key_token!r}："
+        "QKᵀ {raw:.3f} → ÷√d_k {scaled:.3f} → 掩码：{mask} → {masked} → softmax {weight:.4f}"
+    ),
+}
+
+
+def words_for_mask(blocked: bool, language: str) -> str:
+    if language == "zh":
+        return "屏蔽" if blocked else "通过"
+    return "blocked" if blocked else "open"
+
+
+def score_bound(matrices: AttentionMatrices, layer: int, head: int | None) -> float:
+    """The shared symmetric colour bound of the score stages: the largest |raw score|."""
+    raw = stage_matrix(matrices, "raw", layer, head)
+    finite = np.abs(raw[np.isfinite(raw)])
+    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+
+
 class MasksPanel(ConceptPanel):
     key = "masks"
     titles = TITLES["masks"]
@@ -113,12 +146,15 @@ class MasksPanel(ConceptPanel):
         super().__init__(session, parent)
         controls = QHBoxLayout()
         self.kind = QComboBox()  # the same choice as the tabs on the 'Attention heads' page
+        self.kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.kind.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # never cut
         self.kind.currentIndexChanged.connect(self.on_kind_chosen)
         controls.addWidget(self.kind)
         self.mode = QComboBox()
         self.mode.addItem("decoder reads <bos> + what it generated", "generated")
         self.mode.addItem("decoder reads a target you type (teacher forcing)", "target")
         self.target = QLineEdit()
+        self.target.setMinimumWidth(140)
         self.target.setPlaceholderText("target, e.g. noitnetta")
         self.target.setEnabled(False)
         self.no_causal = QCheckBox("what if: remove the causal mask")
@@ -144,10 +180,16 @@ class MasksPanel(ConceptPanel):
         self.batch.toggled.connect(self.on_controls)
         self.status = QLabel()
         self.outer.addWidget(self.status)
+        self.hover = QLabel(" ")  # the hovered cell through the pipeline; goes with its state
+        self.hover.setStyleSheet("font-family: monospace; padding: 2px 4px;")
+        self.outer.addWidget(self.hover)
         self.plots = pg.GraphicsLayoutWidget()
         self.plots.setBackground(BACKGROUND)
+        self.plots.setMinimumHeight(260)
         self.outer.addWidget(self.plots, 1)
+        self.plots.scene().sigMouseMoved.connect(self.on_mouse_moved)
         self.cells: dict[tuple[int, str], MatrixPlot] = {}
+        self.score_bars: list[pg.ColorBarItem] = []
         self.loss_label = QLabel()
         self.loss_label.setWordWrap(True)
         self.outer.addWidget(self.loss_label)
@@ -219,17 +261,18 @@ class MasksPanel(ConceptPanel):
             self.build(len(self.items))
             self._rows = len(self.items)
         titles = STAGE_TITLES.get(session.language, STAGE_TITLES["en"])
+        self.hover.setText(" ")  # it described the cells as they were
         for row, item in enumerate(self.items):
             matrices = item.attention[session.kind]
             layer = min(session.layer, matrices.weights.shape[0] - 1)
             head = None if session.head is None else min(session.head, matrices.weights.shape[1] - 1)
+            bound = score_bound(matrices, layer, head)
+            self.score_bars[row].setLevels((-bound, bound))
             for column, stage in enumerate(STAGES):
                 cell = self.cells[(row, stage)]
                 matrix = stage_matrix(matrices, stage, layer, head)
-                if stage in ("raw", "scaled", "masked"):
-                    # one symmetric scale per stage; −∞ becomes NaN, drawn in the background colour
-                    reference = stage_matrix(matrices, "raw" if stage == "raw" else "scaled", layer, head)
-                    bound = float(np.abs(reference).max()) or 1.0
+                if stage in SCORE_STAGES:
+                    # −∞ becomes NaN, drawn in the background colour
                     cell.show_matrix(
                         np.where(np.isneginf(matrix), np.nan, matrix), None, levels=(-bound, bound)
                     )
@@ -245,9 +288,10 @@ class MasksPanel(ConceptPanel):
     def build(self, rows: int) -> None:
         self.plots.clear()
         self.cells.clear()
+        self.score_bars = []
         for row in range(rows):
-            for column, stage in enumerate(STAGES):
-                plot = self.plots.addPlot(row=row, col=column)
+            for stage in STAGES:
+                plot = self.plots.addPlot(row=row, col=COLUMNS[stage])
                 colormap = "CET-D1" if stage in ("raw", "scaled", "masked") else "viridis"
                 if stage == "mask":
                     colormap = "CET-L1"
@@ -261,6 +305,49 @@ class MasksPanel(ConceptPanel):
                 for side in ("left", "bottom"):
                     plot.getAxis(side).setTextPen("#dddddd")
                 self.cells[(row, stage)] = cell
+            score_bar = pg.ColorBarItem(
+                values=(-1, 1), colorMap="CET-D1", interactive=False, width=10, label=SCORE_BAR_LABEL
+            )
+            score_bar.setImageItem([self.cells[(row, stage)].image for stage in SCORE_STAGES])
+            self.plots.addItem(score_bar, row=row, col=SCORE_BAR_COLUMN)
+            self.score_bars.append(score_bar)
+            weight_bar = pg.ColorBarItem(values=(0, 1), colorMap="viridis", interactive=False, width=10)
+            weight_bar.setImageItem(self.cells[(row, "softmax")].image)
+            self.plots.addItem(weight_bar, row=row, col=WEIGHT_BAR_COLUMN)
+            for stage in STAGES:
+                self.plots.ci.layout.setColumnStretchFactor(COLUMNS[stage], 1)
+
+    # -- hover ------------------------------------------------------------------------------
+    def on_mouse_moved(self, scene_pos) -> None:
+        for (row, _stage), cell in self.cells.items():
+            hit = cell.cell_at(scene_pos)
+            if hit is not None and self.items is not None and row < len(self.items):
+                self.hover.setText(self.pipeline_text(row, *hit))
+                return
+
+    def pipeline_text(self, row: int, query: int, key: int) -> str:
+        """One cell of the shown head through every stage: score → scaled → masked → weight."""
+        session = self.session
+        matrices = self.items[row].attention[session.kind]
+        layer = min(session.layer, matrices.weights.shape[0] - 1)
+        head = None if session.head is None else min(session.head, matrices.weights.shape[1] - 1)
+        values = {stage: stage_matrix(matrices, stage, layer, head)[query, key] for stage in STAGES}
+        blocked = bool(values["mask"])
+        masked = "−∞" if np.isneginf(values["masked"]) else f"{values['masked']:.3f}"
+        words = PIPELINE_WORDS.get(session.language, PIPELINE_WORDS["en"])
+        query_token = display_token(matrices.query_tokens[query])
+        key_token = display_token(matrices.key_tokens[key])
+        return words.format(
+            query=query,
+            query_token=query_token,
+            key=key,
+            key_token=key_token,
+            raw=values["raw"],
+            scaled=values["scaled"],
+            mask=words_for_mask(blocked, session.language),
+            masked=masked,
+            weight=values["softmax"],
+        )
 
     def describe(self) -> str:
         session = self.session

@@ -157,6 +157,7 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
             layout.layout.setColumnStretchFactor(column, stretch)
         layout.layout.setRowStretchFactor(0, 3)
         layout.layout.setRowStretchFactor(2, 2)
+        canvas.setMinimumHeight(300)
         self.canvas = canvas
         return canvas
 
@@ -319,7 +320,8 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
             if repeated:
                 self.pe_pairs[slot].hide()
                 continue
-            self.legend.addItem(self.curves[2 * slot], self.pair_legend(pair, d_model))
+            # the short form: three formulas side by side pushed PE·PEᵀ off a 1024-pixel window
+            self.legend.addItem(self.curves[2 * slot], self.pair_legend(pair, d_model, formula=False))
             place(self.pe_pairs[slot], 2 * pair, 0, 2, positions)
         title = self.text("waves_title" if self.table.kind == "sinusoidal" else "waves_learned")
         self.waves_plot.setTitle(title, color=LABEL_COLOR, size="10pt")

@@ -23,6 +23,13 @@ SCALED_COLOR = "#4fc3f7"
 UNSCALED_COLOR = "#ff7043"
 
 
+def layer_head_title(layer: int, head: int | None, language: str) -> str:
+    """ "layer 2, head 3" / "第 2 层，第 3 个头" (head None: the mean of the heads)."""
+    if language == "zh":
+        return f"第 {layer + 1} 层，" + ("各头平均" if head is None else f"第 {head + 1} 个头")
+    return f"layer {layer + 1}, " + ("mean of heads" if head is None else f"head {head + 1}")
+
+
 class ScalingPanel(ConceptPanel):
     key = "scaling"
     titles = TITLES["scaling"]
@@ -50,12 +57,12 @@ class ScalingPanel(ConceptPanel):
         self.outer.addWidget(self.status)
         self.plots = pg.GraphicsLayoutWidget()
         self.plots.setBackground(BACKGROUND)
+        self.plots.setMinimumHeight(330)
         self.outer.addWidget(self.plots, 1)
         self.scaled = MatrixPlot(self.plots.addPlot(row=0, col=0), session.colormap)
         self.unscaled = MatrixPlot(self.plots.addPlot(row=0, col=1), session.colormap)
         self.entropy_plot = self.plots.addPlot(row=1, col=0, colspan=2)
         self.entropy_plot.setLabel("left", "entropy (nats)")
-        self.entropy_plot.addLegend(offset=(-10, 10))
         self.entropy_bars: list[pg.BarGraphItem] = []
         self.entropies: tuple[np.ndarray, np.ndarray] | None = None  # [L, H] with, without
         self.plots.ci.layout.setRowStretchFactor(0, 3)
@@ -86,21 +93,31 @@ class ScalingPanel(ConceptPanel):
         layer = min(session.layer, with_scale.weights.shape[0] - 1)
         for cell, matrices, label in (
             (self.scaled, with_scale, "÷√d_k"),
-            (self.unscaled, without, "no ÷√d_k"),
+            (self.unscaled, without, tr("no ÷√d_k", session.language)),
         ):
             weights = matrices.weights[layer]
             matrix = weights.mean(0) if session.head is None else weights[session.head]
             cell.show_matrix(np.where(matrices.mask, np.nan, matrix), None)
             cell.shown = matrix
             cell.set_ticks(matrices.query_tokens, matrices.key_tokens)
-            who = "mean of heads" if session.head is None else f"head {session.head + 1}"
-            cell.plot.setTitle(f"layer {layer + 1}, {who}: {label}", color="#dddddd", size="10pt")
+            cell.plot.setTitle(
+                f"{layer_head_title(layer, session.head, session.language)}: {label}",
+                color="#dddddd",
+                size="10pt",
+            )
             for side in ("left", "bottom"):
                 cell.plot.getAxis(side).setTextPen("#dddddd")
         self.entropies = (with_scale.entropy(), without.entropy())
         self.draw_entropy(*self.entropies)
         raw = with_scale.scores[layer][~np.broadcast_to(with_scale.mask, with_scale.scores[layer].shape)]
         self.entropy_plot.setLabel("left", tr("entropy (nats)", session.language))
+        # the key in the title: a legend inside the plot covered the last heads' bars
+        self.entropy_plot.setTitle(
+            f"<span style='color:{SCALED_COLOR}'>■</span> ÷√d_k &nbsp; "
+            f"<span style='color:{UNSCALED_COLOR}'>■</span> {tr('no ÷√d_k', session.language)}",
+            color="#dddddd",
+            size="9pt",
+        )
         if session.language == "zh":
             self.status.setText(
                 f"第 {layer + 1} 层原始分数 QKᵀ 的标准差为 {raw.std():.2f}；"
