@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QLayout, QWidget
 
+from model.shipped import default_checkpoint_path
+from model.tasks.examples import CHOSEN
+from tests.visualizer.conftest import window_on
 from visualizer.panels.registry import PANELS
 
 
@@ -58,3 +62,58 @@ def test_no_concept_page_overlaps_or_cuts_its_plots(harness, size):
             if isinstance(canvas, pg.GraphicsLayoutWidget):
                 needed_width = canvas.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
                 assert canvas.width() >= needed_width, entry.key
+
+
+def axis_label_rects(axis) -> list:
+    """The rectangles pyqtgraph draws an axis's tick labels in (axis coordinates)."""
+    image = QImage(8, 8, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [] if specs is None else [rect for rect, _flags, _text in specs[2]]
+
+
+def assert_apart(rects: list, where: str) -> None:
+    for i, a in enumerate(rects):
+        for b in rects[i + 1 :]:
+            assert not a.intersects(b), (where, a, b)
+
+
+def grid_label_rects(grid) -> tuple[QRectF, list]:
+    """The grid's viewbox and its visible labels (layer and head names, tokens) in view pixels."""
+    transform = grid.viewportTransform()
+    labels = [label for label in grid.labels if label.isVisible()]
+    labels += [item for item in grid.token_labels if item.isVisible()]
+    rects = [item.deviceTransform(transform).mapRect(item.boundingRect()) for item in labels]
+    return transform.mapRect(grid.viewbox.sceneBoundingRect()), rects
+
+
+SHIPPED_SOURCES = [example.source for examples in CHOSEN.values() for example in examples]
+
+
+@pytest.fixture
+def shipped(qtbot, settings):
+    yield from window_on(qtbot, settings, default_checkpoint_path())
+
+
+@pytest.mark.slow
+def test_token_labels_never_overlap_or_clip_at_1024x700_for_the_shipped_examples(shipped):
+    shipped.window.resize(1024, 700)
+    for source in [*SHIPPED_SOURCES, "reverse: ab"]:
+        shipped.session.set_source(source)
+        shipped.wait_idle()
+        shipped.session.run_to_end()
+        shipped.wait_idle()
+        for kind in ("enc_self", "dec_self", "cross"):
+            shipped.session.set_kind(kind)
+            shipped.qtbot.wait(30)  # the viewbox applies its range when it paints
+            shipped.window.grid.repaint()
+            box, rects = grid_label_rects(shipped.window.grid)
+            for rect in rects:
+                assert box.contains(rect), (source, kind, rect, box)
+            assert_apart(rects, f"{source} {kind} grid")
+            detail = shipped.window.detail.matrix.plot
+            for side in ("left", "bottom"):
+                assert_apart(axis_label_rects(detail.getAxis(side)), f"{source} {kind} detail {side}")

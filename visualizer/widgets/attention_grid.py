@@ -145,6 +145,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.selection.setZValue(11)
         self.viewbox.addItem(self.selection)
         self.labels: list[pg.TextItem] = []
+        self.units_per_pixel: float | None = None  # mosaic units per screen pixel (fit_range)
         self.layout_: MosaicLayout | None = None
         self.view: AttentionView | None = None
         self.mosaic: np.ndarray | None = None  # (height, width, 4) uint8, what is drawn, reused
@@ -215,17 +216,34 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if self.new_layout(view).cell != layout.cell:
             self.draw()
         else:
+            self.place_labels(layout)
             self.place_token_labels(view, layout)
 
-    def max_cell(self, layers: int, columns: int) -> int:
-        """The most device pixels a cell is shown with: a larger mosaic would show nothing more."""
+    def viewbox_size(self) -> tuple[float, float]:
         width, height = self.viewbox.width(), self.viewbox.height()
         if width < MIN_CELL or height < MIN_CELL:  # not laid out yet: the widget is a fair guess
             width, height = self.width(), self.height()
-        # the view range place_labels sets, in cells: gaps of 1/12, the label margins, padding
-        across = (columns * 13 / 12 + 0.6) * 1.04
-        down = (layers * 13 / 12 + 0.35) * 1.04
-        pixels = min(width / across, height / down) * self.devicePixelRatioF()
+        return width, height
+
+    def label_margins(self, layers: int) -> tuple[float, float, float, float]:
+        """Screen pixels kept free around the mosaic (left, right, top, bottom) for the layer
+        names, the widest query token, the head names and the key tokens: never clipped."""
+        line = self.metrics.height()
+        queries = self.view.query_labels if self.view is not None else ()
+        widest_query = max((self.token_text(token)[1] for token in queries), default=0.0)
+        # the layer and head names are pg.TextItems: 4 pixels of document margin on each side
+        left = self.metrics.horizontalAdvance(f"L{layers}") + 8 + 4
+        return left, widest_query + 8, line + 8 + 2, line + 6
+
+    def max_cell(self, layers: int, columns: int) -> int:
+        """The most device pixels a cell is shown with: a larger mosaic would show nothing more."""
+        width, height = self.viewbox_size()
+        left, right, top, bottom = self.label_margins(layers)
+        # the mosaic, gaps of 1/12 of a cell included, in what the label margins leave
+        across = columns * 13 / 12 * 1.02
+        down = layers * 13 / 12 * 1.02
+        usable_width, usable_height = max(1.0, width - left - right), max(1.0, height - top - bottom)
+        pixels = min(usable_width / across, usable_height / down) * self.devicePixelRatioF()
         # rounded down, so that the screen stretches the mosaic a little and never drops a row
         return max(MIN_CELL, int(pixels * 0.98) // CELL_STEP * CELL_STEP)
 
@@ -237,18 +255,12 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
     def draw(self) -> None:
         view = self.view
         layout = self.new_layout(view)
-        relabel = self.layout_ is None or (layout.layers, layout.columns, layout.cell) != (
-            self.layout_.layers,
-            self.layout_.columns,
-            self.layout_.cell,
-        )
         self.layout_ = layout
         if not self.shows(view, layout):
             self.image.setImage(self.render_mosaic(view, layout), autoLevels=False)
             self.image.setRect(QRectF(0, 0, layout.size[1], layout.size[0]))
             self.drawn = (view.weights, layout.cell, self.table)
-        if relabel:
-            self.place_labels(layout)
+        self.place_labels(layout)  # also unchanged ones: the widest query token may have changed
         self.place_row_outlines(view, layout)
         self.place_token_labels(view, layout)
         self.on_selection_changed()
@@ -282,12 +294,18 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         return self.mosaic
 
     def place_labels(self, layout: MosaicLayout) -> None:
-        """Head and layer labels around the mosaic. A new cell size (more query rows) only
-        moves them; creating pyqtgraph TextItems is what costs (about 1 ms each)."""
+        """Head and layer labels around the mosaic, and the view range that leaves them room.
+        A head name wider than its column ("head 1", "mean of heads") becomes its short form
+        ("H1", "mean") instead of running into its neighbour. Creating pyqtgraph TextItems is
+        what costs (about 1 ms each), so texts are replaced only when they change."""
+        self.fit_range(layout)
         heads = layout.columns - 1
         texts = [
             ("mean of heads" if column == heads else f"head {column + 1}") for column in range(layout.columns)
         ]
+        pitch_pixels = layout.pitch / self.units_per_pixel
+        if max(self.metrics.horizontalAdvance(t) for t in texts) + 8 + 4 > pitch_pixels:
+            texts = [("mean" if column == heads else f"H{column + 1}") for column in range(layout.columns)]
         texts += [f"L{layer + 1}" for layer in range(layout.layers)]
         if [label.textItem.toPlainText() for label in self.labels] != texts:
             for label in self.labels:
@@ -299,17 +317,31 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                 )
                 if index >= layout.columns:
                     label.setToolTip(f"layer {index - layout.columns + 1}")
+                elif index == heads:
+                    label.setToolTip("mean of heads")
                 self.viewbox.addItem(label)
                 self.labels.append(label)
         for column in range(layout.columns):
             self.labels[column].setPos(column * layout.pitch + layout.cell / 2, -layout.gap)
         for layer in range(layout.layers):
             self.labels[layout.columns + layer].setPos(-layout.gap, layer * layout.pitch + layout.cell / 2)
+
+    def fit_range(self, layout: MosaicLayout) -> None:
+        """The view range: the mosaic and, around it, room for every label in screen pixels."""
         height, width = layout.size
+        view_width, view_height = self.viewbox_size()
+        left, right, top, bottom = self.label_margins(layout.layers)
+        # mosaic units per screen pixel, so that the mosaic fits beside its margins both ways
+        scale = max(
+            width / max(1.0, view_width - left - right), height / max(1.0, view_height - top - bottom)
+        )
+        # kept for token_spots: the viewbox applies a new range only when it next paints
+        self.units_per_pixel = scale
+        # the layer and head names stand a gap (in mosaic units) off the mosaic
         self.viewbox.setRange(
-            xRange=(-layout.cell * 0.35, width + layout.cell * 0.25),
-            yRange=(-layout.cell * 0.2, height + layout.cell * 0.15),
-            padding=0.02,
+            xRange=(-left * scale - layout.gap, width + right * scale),
+            yRange=(-top * scale - layout.gap, height + bottom * scale),
+            padding=0,
         )
 
     def place_token_labels(self, view: AttentionView | None, layout: MosaicLayout | None) -> None:
@@ -351,22 +383,34 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         """(text, x, y, is_key) of each token label. Where cells are too small for every label,
         a label that would overlap the one before it is left out (hover still names every cell);
         every column leaves out the same ones, and every layer."""
-        pixel_x, pixel_y = (abs(v) or 1.0 for v in self.viewbox.viewPixelSize())
+        # the range fit_range set, also before the viewbox has applied it (square pixels)
+        pixel_x = pixel_y = self.units_per_pixel or (abs(self.viewbox.viewPixelSize()[0]) or 1.0)
         keys, end = [], -np.inf
+        halves = []
         for key, token in enumerate(view.key_labels):
             text, width = self.token_text(token)
             x = (key + 0.5) * layout.cell / layout.keys
             half = width / 2 * pixel_x
             if x - half > end + 3 * pixel_x:
                 keys.append((text, x))
+                halves.append(half)
                 end = x + half
+        # the last label of a column must also clear the first of the next column
+        while (
+            len(keys) > 1 and keys[-1][1] + halves[-1] + 3 * pixel_x > keys[0][1] + layout.pitch - halves[0]
+        ):
+            keys.pop()
+            halves.pop()
         queries, end = [], -np.inf
-        line = self.metrics.height() * pixel_y
+        line = (self.metrics.height() + 2) * pixel_y  # + 2: CJK glyphs stand a pixel taller
         for query, token in enumerate(view.query_labels):
             y = (query + 0.5) * layout.cell / layout.queries
             if y - line / 2 > end:
                 queries.append((self.token_text(token)[0], y))
                 end = y + line / 2
+        # and the last row's label must clear the next layer's first
+        while len(queries) > 1 and queries[-1][1] + line > queries[0][1] + layout.pitch:
+            queries.pop()
         bottom = layout.layers * layout.pitch - layout.gap
         right = layout.columns * layout.pitch - layout.gap
         return [

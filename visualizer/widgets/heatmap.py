@@ -8,12 +8,13 @@ drawn distinctly, never as a colour of the scale.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem
 
 MASKED_COLOR = "#5a5a5a"
@@ -29,6 +30,53 @@ def display_token(token: str) -> str:
     if len(token) == 1 and (ord(token) < 32 or 0x7F <= ord(token) < 0xA0):
         return f"U+{ord(token):04X}"
     return token
+
+
+class TokenAxis(pg.AxisItem):
+    """One label per token, centred on its cell; where the cells are narrower than the labels,
+    a label that would touch the one before it is left out, never a pile-up such as "n<eos>"
+    or "<eos> <bos>". Hovering a cell still names every token."""
+
+    GAP = 4  # pixels between neighbouring labels
+
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
+        self.tokens: list[str] = []
+        self.enableAutoSIPrefix(False)  # token axes: never "(x0.001)"
+        self.setStyle(hideOverlappingLabels=False)  # the first and last label may overhang the ends
+
+    def set_tokens(self, tokens: Sequence[str]) -> None:
+        self.tokens = [display_token(t) for t in tokens]
+        self.picture = None  # pyqtgraph's cached drawing
+        self.update()
+
+    def label_extents(self) -> list[float]:
+        """Pixels each label needs along the axis: its width across, one line down."""
+        metrics = QFontMetricsF(self.style["tickFont"] or self.font())
+        if self.orientation in ("bottom", "top"):
+            return [metrics.horizontalAdvance(t) for t in self.tokens]
+        return [metrics.height() + 1] * len(self.tokens)
+
+    def shown_indices(self, pixels_per_token: float) -> list[int]:
+        """The tokens labelled: each whose label clears the last one kept by GAP pixels."""
+        shown, end = [], -math.inf
+        for index, extent in enumerate(self.label_extents()):
+            centre = (index + 0.5) * pixels_per_token
+            if centre - extent / 2 >= end + self.GAP:
+                shown.append(index)
+                end = centre + extent / 2
+        return shown
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 (pyqtgraph's names)
+        if not self.tokens:
+            return []
+        span = abs(maxVal - minVal)  # an inverted axis (rows top-down) passes its range reversed
+        if span <= 0 or size <= 0:
+            return []
+        return [(1.0, [i + 0.5 for i in self.shown_indices(size / span)])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+        return [self.tokens[int(v)] if 0 <= int(v) < len(self.tokens) else "" for v in values]
 
 
 class MatrixPlot:
@@ -47,10 +95,8 @@ class MatrixPlot:
             plot.hideButtons()
         plot.invertY(True)
         self.viewbox.setBackgroundColor(QColor(MASKED_COLOR))
-        if isinstance(plot, pg.PlotItem):  # draw first and last token labels even where they overhang
-            for side in ("left", "bottom"):
-                plot.getAxis(side).setStyle(hideOverlappingLabels=False)
-                plot.getAxis(side).enableAutoSIPrefix(False)  # token axes: never "(x0.001)"
+        if isinstance(plot, pg.PlotItem):
+            plot.setAxisItems({"left": TokenAxis("left"), "bottom": TokenAxis("bottom")})
         self.viewbox.setDefaultPadding(0)
         self.row_outline = QGraphicsRectItem()
         self.row_outline.setPen(pg.mkPen(HIGHLIGHT_COLOR, width=2, cosmetic=True))
@@ -82,10 +128,8 @@ class MatrixPlot:
         self.image.setColorMap(pg.colormap.get(name))
 
     def set_ticks(self, query_labels: Sequence[str], key_labels: Sequence[str]) -> None:
-        left = [[(i + 0.5, display_token(t)) for i, t in enumerate(query_labels)]]
-        bottom = [[(i + 0.5, display_token(t)) for i, t in enumerate(key_labels)]]
-        self.plot.getAxis("left").setTicks(left)
-        self.plot.getAxis("bottom").setTicks(bottom)
+        self.plot.getAxis("left").set_tokens(query_labels)
+        self.plot.getAxis("bottom").set_tokens(key_labels)
 
     def cell_at(self, scene_pos) -> tuple[int, int] | None:
         """(query row, key column) under a scene position, or None outside the matrix."""
