@@ -28,9 +28,10 @@ from PySide6.QtWidgets import (
 
 from visualizer.compare_page import ComparePage
 from visualizer.events import Subscriptions
-from visualizer.i18n import Translator, tr
+from visualizer.i18n import Translator, tr, trf
 from visualizer.panels.page import PanelPage
 from visualizer.panels.registry import PANELS, panel_class
+from visualizer.qt_language import install_qt_translations
 from visualizer.session import COLORMAPS, Session
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.controls import DecodingControls, SourceBar, StepControls
@@ -284,7 +285,10 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
             self.panels_failed = True
             for tab in range(index + 1, self.pages.count()):
                 self.pages.widget(tab).setText(f"This page could not be loaded: {error}")
-            self.on_message("error", f"the concept panels could not be loaded: {error}")
+            self.on_message(
+                "error",
+                trf("the concept panels could not be loaded: {error}", self.session.language, error=error),
+            )
             return False
         # a panel's plots shrink with the window rather than force it to grow on a small screen
         panel.setMinimumSize(480, 360)
@@ -316,7 +320,9 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.session.open_checkpoint(Path(path))
 
     def compare_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Compare with", "", CHECKPOINT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(
+            self, tr("Compare with", self.session.language), "", CHECKPOINT_FILTER
+        )
         if path:
             self.compare_with(path)
 
@@ -337,7 +343,9 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.actions_by_name["stop_compare"].setEnabled(False)
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open checkpoint", "", CHECKPOINT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(
+            self, tr("Open checkpoint", self.session.language), "", CHECKPOINT_FILTER
+        )
         if path:
             self.open_checkpoint(path)
 
@@ -351,6 +359,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.session.set_language(self.sender().data())
 
     def on_language_changed(self, language: str) -> None:
+        install_qt_translations(language)  # Qt's own dialogs and buttons
         for action in self.language_actions.actions():
             action.setChecked(action.data() == language)
         for index, entry in enumerate(PANELS, start=1):
@@ -454,7 +463,8 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         if self.error_dialog is not None:
             self.error_dialog.close()
             self.error_dialog.deleteLater()  # else every error ever shown stays a child of the window
-        self.error_dialog = QMessageBox(QMessageBox.Icon.Warning, "Attention Visualizer", text, parent=self)
+        title = tr("Attention Visualizer", self.session.language)
+        self.error_dialog = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self)
         self.error_dialog.setInformativeText(
             tr("The previous model and generation are unchanged.", self.session.language)
         )

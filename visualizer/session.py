@@ -19,6 +19,7 @@ from model.generation.decoding_settings import DecodingSettings
 from model.interface import NO_INTERVENTIONS, Interventions
 from model.tasks.coverage import TRAINED_ON, Finding, outside_training
 from visualizer.events import Signal
+from visualizer.i18n import trf
 from visualizer.protocol import (  # noqa: F401  (the session's vocabulary, imported from here too)
     BranchRequest,
     Computed,
@@ -394,7 +395,13 @@ class Session:
             fallback = model.family.resolve_kind("cross") or model.kinds[0]
             if self.kind not in self.known_kinds:  # asked for by name (--view), not left by a model
                 self.message.emit(
-                    "warning", f"this model has no attention kind {self.kind!r}; showing {fallback}"
+                    "warning",
+                    trf(
+                        "this model has no attention kind {kind}; showing {fallback}",
+                        self.language,
+                        kind=repr(self.kind),
+                        fallback=fallback,
+                    ),
                 )
             kind = fallback
         self.known_kinds.update(model.kinds)
@@ -402,7 +409,9 @@ class Session:
             self.kind = kind
             self.view_changed.emit()
         self.model_changed.emit(model)
-        self.message.emit("info", f"loaded {model.name} on {model.device}")
+        self.message.emit(
+            "info", trf("loaded {name} on {device}", self.language, name=model.name, device=model.device)
+        )
         if model.notice:  # last, so the status bar shows it rather than the line above
             self.message.emit("warning", model.notice)
         self.restart(steps=keep_steps, forced=forced)
@@ -415,12 +424,19 @@ class Session:
         )
         if new_source and snapshot.encoder.unknown:
             chars = ", ".join(repr(c) for _, c in snapshot.encoder.unknown[:5])
-            self.message.emit("warning", f"not in the vocabulary, read as <unk>: {chars}")
+            self.message.emit(
+                "warning", trf("not in the vocabulary, read as <unk>: {chars}", self.language, chars=chars)
+            )
         self.snapshot_changed.emit(snapshot)
         self._set_cursor(len(snapshot.steps) - 1, force=True)  # views redraw once, on the cursor
         if snapshot.stop_reason == "max_length" and (previous is None or previous.stop_reason is None):
             self.message.emit(
-                "warning", f"stopped at the maximum length of {snapshot.info.max_target_len} tokens"
+                "warning",
+                trf(
+                    "stopped at the maximum length of {n} tokens",
+                    self.language,
+                    n=snapshot.info.max_target_len,
+                ),
             )
         if snapshot.stop_reason is not None and self.playing and self.cursor == len(snapshot.steps) - 1:
             self.stop()

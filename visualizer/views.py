@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from visualizer.i18n import tr, trf
+
 if TYPE_CHECKING:
     from model.generation.records import GenerationSnapshot
 
@@ -54,13 +56,22 @@ def attention_view(snapshot: GenerationSnapshot, kind: str, step: int) -> Attent
     return AttentionView(kind, weights, weights.mean(1), queries, keys, n - 1 if n else None)
 
 
-def describe_cell(view: AttentionView, layer: int, head: int | None, query: int, key: int) -> str:
+def describe_cell(
+    view: AttentionView, layer: int, head: int | None, query: int, key: int, language: str = "en"
+) -> str:
     """The hover text: which query, which key, what weight (head None = mean over heads)."""
     matrix = view.mean[layer] if head is None else view.weights[layer, head]
     weight = matrix[query, key]
-    who = "mean of heads" if head is None else f"head {head + 1}"
-    value = "masked (future)" if np.isnan(weight) else f"{weight:.3f}"
-    return (
-        f"layer {layer + 1}, {who}: query {query} {view.query_labels[query]!r} → "
-        f"key {key} {view.key_labels[key]!r}: {value}"
+    who = tr("mean of heads", language) if head is None else trf("head {n}", language, n=head + 1)
+    value = tr("masked (future)", language) if np.isnan(weight) else f"{weight:.3f}"
+    return trf(
+        "layer {layer}, {who}: query {query} {query_token} → key {key} {key_token}: {value}",
+        language,
+        layer=layer + 1,
+        who=who,
+        query=query,
+        query_token=repr(view.query_labels[query]),
+        key=key,
+        key_token=repr(view.key_labels[key]),
+        value=value,
     )

@@ -16,7 +16,7 @@ from model.generation.decoding_settings import DecodingSettings
 from visualizer.about_model import TEXT as ABOUT_TEXT
 from visualizer.about_model import about_html
 from visualizer.export_names import export_name, suggested_path
-from visualizer.i18n import tr
+from visualizer.i18n import tr, trf
 from visualizer.panels.registry import PANELS
 from visualizer.session import COLORMAPS
 
@@ -119,15 +119,18 @@ class ExportMixin:
     def export_png(self, path: str | None = None) -> bool:
         if not path:
             path, _ = QFileDialog.getSaveFileName(
-                self, "Export view as PNG", self.suggested_export("png"), "PNG (*.png)"
+                self,
+                tr("Export view as PNG", self.session.language),
+                self.suggested_export("png"),
+                "PNG (*.png)",
             )
         if not path:
             return False
         if not self.shown_page().grab().save(path, "PNG"):
-            self.on_message("error", f"could not write {path}")
+            self.on_message("error", trf("could not write {path}", self.session.language, path=path))
             return False
         self.remember_export_folder(path)
-        self.on_message("info", f"wrote {path}")
+        self.on_message("info", trf("wrote {path}", self.session.language, path=path))
         return True
 
     def export_svg(self, path: str | None = None) -> bool:
@@ -137,7 +140,10 @@ class ExportMixin:
 
         if not path:
             path, _ = QFileDialog.getSaveFileName(
-                self, "Export view as SVG", self.suggested_export("svg"), "SVG (*.svg)"
+                self,
+                tr("Export view as SVG", self.session.language),
+                self.suggested_export("svg"),
+                "SVG (*.svg)",
             )
         if not path:
             return False
@@ -149,14 +155,14 @@ class ExportMixin:
         generator.setTitle("Attention Visualizer view")
         painter = QPainter()
         if not painter.begin(generator):
-            self.on_message("error", f"could not write {path}")
+            self.on_message("error", trf("could not write {path}", self.session.language, path=path))
             return False
         try:
             page.render(painter, QPoint(0, 0))
         finally:
             painter.end()
         self.remember_export_folder(path)
-        self.on_message("info", f"wrote {path}")
+        self.on_message("info", trf("wrote {path}", self.session.language, path=path))
         return True
 
     def export_trace(self, path: str | None = None) -> bool:
@@ -170,12 +176,14 @@ class ExportMixin:
 
         snapshot = self.session.snapshot
         if snapshot is None:
-            self.on_message("warning", "nothing to export yet: run a source first")
+            self.on_message("warning", tr("nothing to export yet: run a source first", self.session.language))
             return False
         if not path:
             name = export_name("trace", self.session.cursor + 1, snapshot.source, "npz")
             suggested = suggested_path(self.settings.value("export_folder"), name)
-            path, _ = QFileDialog.getSaveFileName(self, "Export trace", suggested, "NumPy archive (*.npz)")
+            path, _ = QFileDialog.getSaveFileName(
+                self, tr("Export trace", self.session.language), suggested, "NumPy archive (*.npz)"
+            )
             if not path:
                 return False
             # the dialog asked only about the name typed: the .npz written (".npz" is added when
@@ -184,7 +192,11 @@ class ExportMixin:
             unasked = [p.name for p in written if p.exists() and p != Path(path)]
             if unasked:
                 answer = QMessageBox.question(
-                    self, "Export trace", f"{' and '.join(unasked)} already exist(s). Replace?"
+                    self,
+                    tr("Export trace", self.session.language),
+                    trf(
+                        "{names} already exist(s). Replace?", self.session.language, names=" + ".join(unasked)
+                    ),
                 )
                 if answer != QMessageBox.StandardButton.Yes:
                     return False
@@ -194,10 +206,18 @@ class ExportMixin:
         try:
             npz, _json = write_trace(path, generation_arrays(snapshot), summary)
         except OSError as error:
-            self.on_message("error", f"could not write {path}: {error.strerror}")
+            self.on_message(
+                "error",
+                trf(
+                    "could not write {path}: {reason}",
+                    self.session.language,
+                    path=path,
+                    reason=error.strerror,
+                ),
+            )
             return False
         self.remember_export_folder(str(npz))
-        self.on_message("info", f"wrote {npz} and its .json")
+        self.on_message("info", trf("wrote {path} and its .json", self.session.language, path=npz))
         return True
 
     # -- drag and drop --------------------------------------------------------------------
@@ -268,19 +288,23 @@ def system_language() -> str:
     return "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
 
 
+SHORTCUT_LINES = (
+    "Enter (in the Source box) run and play · → step · ← back · Space play/pause",
+    "Home reset · End run to end",
+    "1, 2, 3 … the model's kinds of attention, in the order of the tabs · M mean of heads",
+    "Ctrl+O open · Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit",
+    "Ctrl+K compare with another model · Ctrl+Shift+K stop comparing",
+    "Click a head to enlarge it; hover a cell to read its weight.",
+)
+
+
 class HelpMixin:
     """Help > Keyboard shortcuts and Help > About this model."""
 
     def show_shortcuts(self) -> None:
-        text = (
-            "Enter (in the Source box) run and play · → step · ← back · Space play/pause · Home reset · "
-            "End run to end\n"
-            "1, 2, 3 … the model's kinds of attention, in the order of the tabs · M mean of heads\n"
-            "Ctrl+O open · Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit\n"
-            "Ctrl+K compare with another model · Ctrl+Shift+K stop comparing\n"
-            "Click a head to enlarge it; hover a cell to read its weight."
-        )
-        QMessageBox.information(self, "Keyboard shortcuts", text)
+        language = self.session.language
+        text = "\n".join(tr(line, language) for line in SHORTCUT_LINES)
+        QMessageBox.information(self, tr("Keyboard shortcuts", language), text)
 
     def show_about_model(self) -> None:
         language = self.session.language

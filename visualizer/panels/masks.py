@@ -96,7 +96,7 @@ def stage_matrix(matrices: AttentionMatrices, stage: str, layer: int, head: int 
     return source.mean(0) if head is None else source[head]
 
 
-SCORE_BAR_LABEL = "score"
+SCORE_BAR_LABEL = {"en": "score", "zh": "分数"}
 PIPELINE_WORDS = {
     "en": (
         "query {query} {query_token!r} · key {key} {key_token!r}: "
@@ -268,6 +268,7 @@ class MasksPanel(ConceptPanel):
             head = None if session.head is None else min(session.head, matrices.weights.shape[1] - 1)
             bound = score_bound(matrices, layer, head)
             self.score_bars[row].setLevels((-bound, bound))
+            self.score_bars[row].axis.setLabel(SCORE_BAR_LABEL.get(session.language, SCORE_BAR_LABEL["en"]))
             for column, stage in enumerate(STAGES):
                 cell = self.cells[(row, stage)]
                 matrix = stage_matrix(matrices, stage, layer, head)
@@ -306,7 +307,11 @@ class MasksPanel(ConceptPanel):
                     plot.getAxis(side).setTextPen("#dddddd")
                 self.cells[(row, stage)] = cell
             score_bar = pg.ColorBarItem(
-                values=(-1, 1), colorMap="CET-D1", interactive=False, width=10, label=SCORE_BAR_LABEL
+                values=(-1, 1),
+                colorMap="CET-D1",
+                interactive=False,
+                width=10,
+                label=SCORE_BAR_LABEL.get(self.session.language, SCORE_BAR_LABEL["en"]),
             )
             score_bar.setImageItem([self.cells[(row, stage)].image for stage in SCORE_STAGES])
             self.plots.addItem(score_bar, row=row, col=SCORE_BAR_COLUMN)

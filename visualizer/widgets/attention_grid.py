@@ -23,6 +23,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainterPath, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
 from visualizer.events import Subscriptions
+from visualizer.i18n import tr, trf
 from visualizer.session import Session
 from visualizer.views import AttentionView, describe_cell
 from visualizer.widgets.heatmap import (
@@ -169,6 +170,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             (session.view_changed, self.on_view_changed),
             (session.selection_changed, self.on_selection_changed),
             (session.model_changed, self.on_change),
+            (session.language_changed, self.on_change),
         )
 
     def detach(self) -> None:
@@ -300,12 +302,17 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         what costs (about 1 ms each), so texts are replaced only when they change."""
         self.fit_range(layout)
         heads = layout.columns - 1
+        language = self.session.language
         texts = [
-            ("mean of heads" if column == heads else f"head {column + 1}") for column in range(layout.columns)
+            tr("mean of heads", language) if column == heads else trf("head {n}", language, n=column + 1)
+            for column in range(layout.columns)
         ]
         pitch_pixels = layout.pitch / self.units_per_pixel
         if max(self.metrics.horizontalAdvance(t) for t in texts) + 8 + 4 > pitch_pixels:
-            texts = [("mean" if column == heads else f"H{column + 1}") for column in range(layout.columns)]
+            texts = [
+                tr("mean", language) if column == heads else f"H{column + 1}"
+                for column in range(layout.columns)
+            ]
         texts += [f"L{layer + 1}" for layer in range(layout.layers)]
         if [label.textItem.toPlainText() for label in self.labels] != texts:
             for label in self.labels:
@@ -316,9 +323,9 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                     text, color=LABEL_COLOR, anchor=(0.5, 1.0) if index < layout.columns else (1.0, 0.5)
                 )
                 if index >= layout.columns:
-                    label.setToolTip(f"layer {index - layout.columns + 1}")
+                    label.setToolTip(trf("layer {n}", language, n=index - layout.columns + 1))
                 elif index == heads:
-                    label.setToolTip("mean of heads")
+                    label.setToolTip(tr("mean of heads", language))
                 self.viewbox.addItem(label)
                 self.labels.append(label)
         for column in range(layout.columns):
@@ -471,7 +478,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if found is None or self.view is None:
             self.hovered.emit("")
             return
-        self.hovered.emit(describe_cell(self.view, *found))
+        self.hovered.emit(describe_cell(self.view, *found, self.session.language))
 
     def on_mouse_clicked(self, event) -> None:
         found = self.cell_under(event.scenePos())

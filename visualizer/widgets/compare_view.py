@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBox
 from model.interface import Interventions
 from visualizer.compare import Comparison, shown_matrix
 from visualizer.events import Subscriptions
-from visualizer.i18n import tr
+from visualizer.i18n import tr, trf
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 from visualizer.widgets.timeline import Timeline
@@ -36,9 +36,14 @@ def selection(session, view) -> str:
     """The layer and head drawn for ``session`` (clamped to the kind's, as ``shown_matrix`` does)."""
     if view is None:
         return ""
+    language = session.language
     layer = min(session.layer, view.layers - 1)
-    who = "mean of heads" if session.head is None else f"head {min(session.head, view.heads - 1) + 1}"
-    return f"{view.kind} · layer {layer + 1} · {who}"
+    who = (
+        tr("mean of heads", language)
+        if session.head is None
+        else trf("head {n}", language, n=min(session.head, view.heads - 1) + 1)
+    )
+    return f"{view.kind} · {trf('layer {n}', language, n=layer + 1)} · {who}"
 
 
 class CompareView(QWidget):
@@ -129,11 +134,17 @@ class CompareView(QWidget):
         for side, (title, session) in enumerate(zip(self.titles, (comparison.a, comparison.b), strict=True)):
             letter = "AB"[side]
             model = session.model
-            name = "no model yet" if model is None else f"{model.name} · {model.family.display_name}"
+            language = session.language
+            name = (
+                tr("no model yet", language)
+                if model is None
+                else f"{model.name} · {model.family.display_name}"
+            )
             what_if = ""
             if side == 1 and comparison.b_what_if.active:
                 english = dict(B_WHAT_IF_CHOICES)[self.b_what_if.currentData()]
-                what_if = " · what-if: " + english.removeprefix("B: ")
+                chosen = tr(english, language).removeprefix("B: ").removeprefix("B：")
+                what_if = f" · {tr('what-if', language)}: {chosen}"
             title.setText(f"{letter}: {html.escape(name)}{what_if}")
         views = (comparison.a.attention(), comparison.b.attention())
         titles = (

@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
 from visualizer.events import Subscriptions
+from visualizer.i18n import tr, trf
 from visualizer.session import Session
 from visualizer.views import AttentionView, describe_cell
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
@@ -44,6 +45,7 @@ class HeadDetail(pg.GraphicsLayoutWidget):
             (session.view_changed, self.on_view_changed),
             (session.selection_changed, self.on_change),
             (session.model_changed, self.on_change),
+            (session.language_changed, self.on_change),
         )
 
     def detach(self) -> None:
@@ -68,13 +70,19 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         self.shown = view.mean[layer] if head is None else view.weights[layer, head]
         self.matrix.show_matrix(self.shown, view.current_row)
         self.matrix.set_ticks(view.query_labels, view.key_labels)
-        who = "mean of heads" if head is None else f"head {head + 1}"
-        step = "before the first step" if session.cursor < 0 else f"step {session.cursor + 1}"
+        language = session.language
+        who = tr("mean of heads", language) if head is None else trf("head {n}", language, n=head + 1)
+        step = (
+            tr("before the first step", language)
+            if session.cursor < 0
+            else trf("step {n}", language, n=session.cursor + 1)
+        )
         kind = session.model.family.kind(view.kind)  # the kind shown (the encoder's before the first step)
-        self.title.setText(f"{kind.title} · layer {layer + 1} · {who} · {step}")
+        layer_text = trf("layer {n}", language, n=layer + 1)
+        self.title.setText(f"{tr(kind.title, language)} · {layer_text} · {who} · {step}")
         self.title.setToolTip(self.title.text)
-        query_axis = "query (source)" if kind.queries == "source" else "query (decoder input)"
-        key_axis = "key (decoder input)" if kind.keys == "target" else "key (source)"
+        query_axis = tr("query (source)" if kind.queries == "source" else "query (decoder input)", language)
+        key_axis = tr("key (decoder input)" if kind.keys == "target" else "key (source)", language)
         self.matrix.plot.setLabel("left", query_axis)
         self.matrix.plot.setLabel("bottom", key_axis)
 
@@ -84,4 +92,6 @@ class HeadDetail(pg.GraphicsLayoutWidget):
             self.hovered.emit("")
             return
         layer = min(self.session.layer, self.view.layers - 1)
-        self.hovered.emit(describe_cell(self.view, layer, self.session.head, *position))
+        self.hovered.emit(
+            describe_cell(self.view, layer, self.session.head, *position, self.session.language)
+        )
