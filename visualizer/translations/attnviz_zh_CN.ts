@@ -527,5 +527,13 @@
         <source>what-if</source>
         <translation>假设实验</translation>
     </message>
+    <message>
+        <source>forced by you</source>
+        <translation>由你强制</translation>
+    </message>
+    <message>
+        <source>step {n}: {token} ({how})</source>
+        <translation>第 {n} 步：{token}（{how}）</translation>
+    </message>
 </context>
 </TS>

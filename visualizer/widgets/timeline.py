@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
 
 from visualizer.events import Subscriptions
-from visualizer.i18n import tr
+from visualizer.i18n import tr, trf
 from visualizer.session import Session
 from visualizer.widgets.heatmap import display_token
 
@@ -88,8 +88,11 @@ class Timeline(QScrollArea):
                 button.setProperty("forced", record.forced)
                 restyle(button)  # a dynamic property is matched when polished: polish again
             chosen_p = record.filtered_probs[record.token_id]
-            how = "forced by you" if record.forced else f"p = {chosen_p:.3f}"
-            button.setToolTip(f"step {step + 1}: {label!r} ({how})")
+            language = self.session.language
+            how = tr("forced by you", language) if record.forced else f"p = {chosen_p:.3f}"
+            button.setToolTip(
+                trf("step {n}: {token} ({how})", language, n=step + 1, token=repr(label), how=how)
+            )
         reason = {"eos": "■ end of sequence", "max_length": "■ stopped at the maximum length"}
         ending = reason.get(snapshot.stop_reason, "") if snapshot else ""
         self.ending.setText(tr(ending, self.session.language) if ending else "")
