@@ -311,7 +311,6 @@ class MasksPanel(ConceptPanel):
                 colorMap="CET-D1",
                 interactive=False,
                 width=10,
-                label=SCORE_BAR_LABEL.get(self.session.language, SCORE_BAR_LABEL["en"]),
             )
             score_bar.setImageItem([self.cells[(row, stage)].image for stage in SCORE_STAGES])
             self.plots.addItem(score_bar, row=row, col=SCORE_BAR_COLUMN)
