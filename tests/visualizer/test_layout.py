@@ -117,3 +117,21 @@ def test_token_labels_never_overlap_or_clip_at_1024x700_for_the_shipped_examples
             detail = shipped.window.detail.matrix.plot
             for side in ("left", "bottom"):
                 assert_apart(axis_label_rects(detail.getAxis(side)), f"{source} {kind} detail {side}")
+
+
+def test_a_long_output_is_elided_from_the_left_and_never_widens_the_window(harness):
+    window = harness.window
+    window.resize(1024, 700)
+    harness.qtbot.wait(50)
+    width = window.width()
+    shown = "注意力" * 30 + "END"  # 93 characters: far wider than the window
+    window.show_output("Output:", shown, "ahead", "(step 93 of 93)")
+    harness.qtbot.wait(50)
+    label = window.output_label
+    assert window.width() == width
+    assert label.sizeHint().width() <= label.width()
+    assert "END</b>" in label.text() and "…" in label.text() and "ahead" not in label.text()
+    assert label.toolTip() == shown + "ahead"  # the whole output is a hover away
+    # a short output is shown whole, with what comes after the shown step in grey
+    window.show_output("Output:", "abc", "def", "(step 3 of 6)")
+    assert "…" not in label.text() and "abc</b>" in label.text() and "def" in label.text()

@@ -15,6 +15,8 @@ neighbour). The grid redraws at a finer resolution when it grows.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from numpy.lib.stride_tricks import as_strided
@@ -146,6 +148,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.selection.setZValue(11)
         self.viewbox.addItem(self.selection)
         self.labels: list[pg.TextItem] = []
+        self.labels_placed: tuple | None = None  # the layout and texts the labels were placed for
+        self.shown_range: tuple | None = None  # the last range fit_range set
         self.units_per_pixel: float | None = None  # mosaic units per screen pixel (fit_range)
         self.layout_: MosaicLayout | None = None
         self.view: AttentionView | None = None
@@ -235,7 +239,10 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         widest_query = max((self.token_text(token)[1] for token in queries), default=0.0)
         # the layer and head names are pg.TextItems: 4 pixels of document margin on each side
         left = self.metrics.horizontalAdvance(f"L{layers}") + 8 + 4
-        return left, widest_query + 8, line + 8 + 2, line + 6
+        # the right margin in steps of 16 pixels: the range (and every item in the view) changes
+        # only now and then as generated tokens widen the query column, not on every step
+        right = math.ceil((widest_query + 8) / 16) * 16
+        return left, right, line + 8 + 2, line + 6
 
     def max_cell(self, layers: int, columns: int) -> int:
         """The most device pixels a cell is shown with: a larger mosaic would show nothing more."""
@@ -307,12 +314,15 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             tr("mean of heads", language) if column == heads else trf("head {n}", language, n=column + 1)
             for column in range(layout.columns)
         ]
+        # the column's width on screen (stable from step to step: the margins move in 16-pixel steps)
         pitch_pixels = layout.pitch / self.units_per_pixel
-        if max(self.metrics.horizontalAdvance(t) for t in texts) + 8 + 4 > pitch_pixels:
-            texts = [
-                tr("mean", language) if column == heads else f"H{column + 1}"
-                for column in range(layout.columns)
-            ]
+        short = [
+            tr("mean", language) if column == heads else f"H{column + 1}" for column in range(layout.columns)
+        ]
+        texts = [
+            text if self.metrics.horizontalAdvance(text) + 8 + 4 <= pitch_pixels else brief
+            for text, brief in zip(texts, short, strict=True)
+        ]
         texts += [f"L{layer + 1}" for layer in range(layout.layers)]
         if [label.textItem.toPlainText() for label in self.labels] != texts:
             for label in self.labels:
@@ -328,6 +338,10 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                     label.setToolTip(tr("mean of heads", language))
                 self.viewbox.addItem(label)
                 self.labels.append(label)
+        placed = (layout.columns, layout.layers, layout.pitch, layout.cell, layout.gap, tuple(texts))
+        if placed == self.labels_placed:  # moving a TextItem costs: only when the layout moved
+            return
+        self.labels_placed = placed
         for column in range(layout.columns):
             self.labels[column].setPos(column * layout.pitch + layout.cell / 2, -layout.gap)
         for layer in range(layout.layers):
@@ -345,11 +359,12 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         # kept for token_spots: the viewbox applies a new range only when it next paints
         self.units_per_pixel = scale
         # the layer and head names stand a gap (in mosaic units) off the mosaic
-        self.viewbox.setRange(
-            xRange=(-left * scale - layout.gap, width + right * scale),
-            yRange=(-top * scale - layout.gap, height + bottom * scale),
-            padding=0,
-        )
+        x_range = (-left * scale - layout.gap, width + right * scale)
+        y_range = (-top * scale - layout.gap, height + bottom * scale)
+        if (x_range, y_range) == self.shown_range:  # the same range again still updates every item
+            return
+        self.shown_range = (x_range, y_range)
+        self.viewbox.setRange(xRange=x_range, yRange=y_range, padding=0)
 
     def place_token_labels(self, view: AttentionView | None, layout: MosaicLayout | None) -> None:
         """Key tokens under the bottom row of cells, query tokens right of the mean column.
