@@ -425,3 +425,24 @@ def test_the_window_title_captions_ending_and_error_note_speak_chinese(harness):
     session.set_language("en")
     assert window.windowTitle().startswith("Attention Visualizer — ")
     assert "T" in [label.text() for label in window.decoding.findChildren(QLabel)]
+
+
+def test_after_an_error_dialog_the_stepping_keys_step_at_once(harness, qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    window = harness.window
+    window.activateWindow()
+    window.source_bar.edit.setFocus()  # where a user typing a source leaves it
+    window.on_message("error", "could not read broken.safetensors")
+    dialog = window.error_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert "unchanged" in dialog.informativeText()
+    dialog.accept()
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    # focus is back on the window, not on the Source box, so → steps instead of moving a cursor
+    focused = QApplication.focusWidget()
+    assert focused is not window.source_bar.edit
+    cursor = harness.session.cursor
+    qtbot.keyClick(focused or window, Qt.Key.Key_Right)
+    harness.wait_idle()
+    assert harness.session.cursor == cursor + 1
