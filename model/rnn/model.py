@@ -1,0 +1,138 @@
+"""A GRU encoder-decoder, without attention or with attention over the encoder states.
+
+The encoder is a bidirectional GRU: h_j = [→h_j; ←h_j], one state per source token. The
+decoder is a GRU cell that, at step i, reads the previous output y_{i-1} and a context c_i:
+
+- ``none`` (Cho et al. 2014): c_i = the fixed summary of the whole source, the same at every
+  step (the final states of both directions, [→h_S; ←h_1]); the bottleneck attention removes;
+- ``additive`` (Bahdanau et al. 2014): e_ij = vᵀ tanh(W s_{i-1} + U h_j), α_i = softmax_j(e_i),
+  c_i = Σ_j α_ij h_j: a fresh weighted sum of all encoder states at every step;
+- ``dot`` (Luong et al. 2015): e_ij = s_{i-1} · h_j; ``scaled_dot``: e_ij = s_{i-1} · h_j / √d,
+  the Transformer's score without its projections.
+
+Then s_i = GRU([E y_{i-1}; c_i], s_{i-1}) and the next-token logits come from [s_i; c_i; E y_{i-1}].
+The decoder starts from s_0 = tanh(W_init [→h_S; ←h_1]). Padding never reaches a state (the
+encoder runs on packed sequences) and gets no attention (its scores are −∞ before the softmax).
+An RNN decodes one step after another, in training too: ``teacher_force`` runs the same step
+over a batch of targets, so stepwise decoding and the teacher-forced run agree exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from model.rnn.config import RNNConfig
+
+
+@dataclass
+class RNNEncoded:
+    states: torch.Tensor  # (B, S, 2H) the encoder states h_j; zero at padding
+    summary: torch.Tensor  # (B, 2H) [→h_S; ←h_1], the fixed vector of the no-attention model
+    keys: torch.Tensor | None  # (B, S, A) U h_j, precomputed for additive scores
+    pad_mask: torch.Tensor  # (B, S) True at padding
+
+
+@dataclass
+class RNNStep:
+    logits: torch.Tensor  # (B, V)
+    state: torch.Tensor  # (B, D) s_i
+    context: torch.Tensor  # (B, 2H) c_i
+    weights: torch.Tensor | None  # (B, S) α_i; None without attention
+    scores: torch.Tensor | None  # (B, S) e_i before the mask and softmax (scaled for scaled_dot)
+
+
+class RNNSeq2Seq(nn.Module):
+    def __init__(self, config: RNNConfig, pad_id: int = 0) -> None:
+        super().__init__()
+        self.config = config
+        self.pad_id = pad_id
+        c = config
+        self.embedding = nn.Embedding(c.vocab_size, c.embed_dim, padding_idx=pad_id)  # source and target
+        self.encoder = nn.GRU(c.embed_dim, c.encoder_hidden, batch_first=True, bidirectional=True)
+        self.init_state = nn.Linear(c.state_dim, c.decoder_hidden)
+        self.decoder = nn.GRUCell(c.embed_dim + c.state_dim, c.decoder_hidden)
+        if c.score == "additive":
+            self.query_proj = nn.Linear(c.decoder_hidden, c.attention_dim, bias=False)  # W
+            self.key_proj = nn.Linear(c.state_dim, c.attention_dim)  # U (its bias: the tanh's)
+            self.score_vector = nn.Linear(c.attention_dim, 1, bias=False)  # v
+        self.output = nn.Linear(c.decoder_hidden + c.state_dim + c.embed_dim, c.vocab_size)
+
+    @property
+    def attends(self) -> bool:
+        return self.config.score != "none"
+
+    def encode(self, src: torch.Tensor, src_pad: torch.Tensor) -> RNNEncoded:
+        """``src`` (B, S) ids, ``src_pad`` (B, S) True at padding; every row has a real token."""
+        lengths = (~src_pad).sum(dim=1).clamp(min=1).cpu()
+        embedded = self.embedding(src)  # (B, S, E)
+        packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)
+        outputs, final = self.encoder(packed)
+        states, _ = pad_packed_sequence(outputs, batch_first=True, total_length=src.shape[1])  # (B, S, 2H)
+        # final: (2, B, H), the forward direction after the last real token, the backward after the first
+        summary = torch.cat([final[0], final[1]], dim=-1)  # (B, 2H)
+        keys = self.key_proj(states) if self.config.score == "additive" else None
+        return RNNEncoded(states, summary, keys, src_pad)
+
+    def start_state(self, encoded: RNNEncoded) -> torch.Tensor:
+        """s_0, (B, D)."""
+        return torch.tanh(self.init_state(encoded.summary))
+
+    def attention_scores(self, state: torch.Tensor, encoded: RNNEncoded) -> torch.Tensor:
+        """e_i: (B, S) scores of every encoder state against the previous decoder state (B, D)."""
+        score = self.config.score
+        if score == "additive":
+            query = self.query_proj(state)  # (B, A)
+            return self.score_vector(torch.tanh(query[:, None, :] + encoded.keys)).squeeze(-1)
+        dot = torch.einsum("bd,bsd->bs", state, encoded.states)
+        return dot / math.sqrt(self.config.state_dim) if score == "scaled_dot" else dot
+
+    def step(
+        self,
+        token: torch.Tensor,
+        state: torch.Tensor,
+        encoded: RNNEncoded,
+        weights_override: torch.Tensor | None = None,
+    ) -> RNNStep:
+        """Read ``token`` (B,) with the previous state (B, D): the next logits and state.
+
+        ``weights_override`` (B, S), for what-ifs, replaces the attention weights α_i.
+        """
+        embedded = self.embedding(token)  # (B, E)
+        if self.attends:
+            scores = self.attention_scores(state, encoded)
+            masked = scores.masked_fill(encoded.pad_mask, float("-inf"))
+            weights = torch.softmax(masked, dim=-1) if weights_override is None else weights_override
+            context = torch.einsum("bs,bsd->bd", weights, encoded.states)  # Σ_j α_ij h_j
+        else:
+            scores = weights = None
+            context = encoded.summary
+        new_state = self.decoder(torch.cat([embedded, context], dim=-1), state)
+        logits = self.output(torch.cat([new_state, context, embedded], dim=-1))
+        return RNNStep(logits, new_state, context, weights, scores)
+
+    def teacher_force(
+        self, encoded: RNNEncoded, tgt_in: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+        """``tgt_in`` (B, T) (<bos> + target): logits (B, T, V), weights and scores (B, T, S)."""
+        state = self.start_state(encoded)
+        logits, weights, scores = [], [], []
+        for position in range(tgt_in.shape[1]):
+            out = self.step(tgt_in[:, position], state, encoded)
+            state = out.state
+            logits.append(out.logits)
+            if out.weights is not None:
+                weights.append(out.weights)
+                scores.append(out.scores)
+        stacked_logits = torch.stack(logits, dim=1)  # (B, T, V)
+        if not weights:
+            return stacked_logits, None, None
+        return stacked_logits, torch.stack(weights, dim=1), torch.stack(scores, dim=1)
+
+    def forward(self, src: torch.Tensor, src_pad: torch.Tensor, tgt_in: torch.Tensor) -> torch.Tensor:
+        """Training: (B, T, V) logits."""
+        return self.teacher_force(self.encode(src, src_pad), tgt_in)[0]
