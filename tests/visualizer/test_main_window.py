@@ -387,7 +387,9 @@ def test_the_first_screen_shows_the_encoder_and_says_what_to_press(harness):
     session.step_forward()
     harness.wait_idle()
     assert session.shown_kind == "cross" and window.grid.view.kind == "cross"
-    assert window.step_hint.text() == "" and window.step_hint.height() == height  # the grid keeps its size
+    # after the first step: a reminder of what the grid answers to, on the same fixed-height line
+    assert "hover a cell" in window.step_hint.text() and "→" not in window.step_hint.text()
+    assert window.step_hint.height() == height  # the grid keeps its size
     session.set_kind("enc_self")
     session.set_source("reverse: abc")
     harness.wait_idle()

@@ -1,4 +1,5 @@
-"""The line above the attention grid before the first step: what is shown, and what to press."""
+"""The line above the attention grid: before the first step what is shown and what to press,
+afterwards (in grey) what the grid answers to."""
 
 from __future__ import annotations
 
@@ -14,27 +15,35 @@ TEXT = {
         "instead": "Nothing generated yet: shown is <b>{shown}</b>, computed when the model read the "
         "source. ",
         "keys": "<b>→</b> one token · <b>Space</b> play · <b>End</b> run to the end",
+        "later": "click a head to enlarge it · hover a cell to read its weight · <b>M</b> the mean of "
+        "the heads · <b>1</b>, <b>2</b>, <b>3</b> the kinds of attention",
     },
     "zh": {
         "instead": "还没有生成词元：这里显示的是模型读入输入时算好的<b>{shown}</b>。",
         "keys": "<b>→</b> 生成一个词元 · <b>空格</b> 播放 · <b>End</b> 运行到结束",
+        "later": "点击一个头可放大 · 悬停在格子上可读出权重 · <b>M</b> 各头平均 · "
+        "<b>1</b>、<b>2</b>、<b>3</b> 切换注意力类型",
     },
 }
 
 
-class StepHint(QLabel):
-    """Says something only before the first step of a generation.
+BEFORE_STYLE = "color: #9ccc65; padding: 1px 4px;"  # green: the first thing to do
+AFTER_STYLE = "color: #8a8a8a; padding: 1px 4px;"  # grey: a reminder
 
-    One line of fixed height, empty after the first step rather than hidden: were it to come
-    and go, the grid below would be resized and redrawn on the first step, which then takes
-    long enough for the next key presses to be dropped.
+
+class StepHint(QLabel):
+    """What to press before the first step of a generation; what to click afterwards.
+
+    One line of fixed height that is never hidden: were it to come and go, the grid below
+    would be resized and redrawn on the first step, which then takes long enough for the next
+    key presses to be dropped.
     """
 
     def __init__(self, session: Session, parent=None) -> None:
         super().__init__(parent)
         self.session = session
         self.setObjectName("step-hint")
-        self.setStyleSheet("color: #9ccc65; padding: 1px 4px;")
+        self.setStyleSheet(BEFORE_STYLE)
         self.setFixedHeight(self.fontMetrics().height() + 4)
         self.subscriptions = Subscriptions(
             (session.cursor_changed, self.refresh),
@@ -48,10 +57,17 @@ class StepHint(QLabel):
 
     def refresh(self, *_args) -> None:
         session = self.session
-        if session.snapshot is None or session.cursor >= 0:
+        words = TEXT.get(session.language, TEXT["en"])
+        if session.snapshot is None:
             self.setText("")
             return
-        words = TEXT.get(session.language, TEXT["en"])
+        if session.cursor >= 0:
+            if self.text() != words["later"]:  # a style sheet set on every step would re-polish
+                self.setStyleSheet(AFTER_STYLE)
+                self.setText(words["later"])
+            return
+        if self.styleSheet() != BEFORE_STYLE:
+            self.setStyleSheet(BEFORE_STYLE)
         text = words["keys"]
         info = session.snapshot.info
         if session.shown_kind != session.kind:
