@@ -287,6 +287,7 @@ def evaluate_model(
     per_form: bool = True,
 ) -> EvalReport:
     """Any loaded model, through its family's ``greedy_texts`` (``attnviz eval``)."""
+
     def score(sources: list[str], targets: list[str]) -> list[float]:
         return family_logprobs(model, sources, targets)
 

@@ -16,6 +16,7 @@ class ChosenExample:
     source: str
     note: str  # English; the menu translates it
 
+
 CHOSEN: dict[str, tuple[ChosenExample, ...]] = {
     "reverse": (
         ChosenExample("reverse: Hello, World!", "spaces, capitals and punctuation"),
@@ -36,14 +37,15 @@ CHOSEN: dict[str, tuple[ChosenExample, ...]] = {
         ChosenExample("date: 二〇二六年十一月二十九日", "Chinese numerals"),
     ),
     "pick": tuple(
-        ChosenExample(f"pick: {category}", "answers drawn with known frequencies")
-        for category in PICK_NAMES
+        ChosenExample(f"pick: {category}", "answers drawn with known frequencies") for category in PICK_NAMES
     ),
 }
+
 
 def fresh_example(task: str, rng: random.Random, form: str | None = None) -> str:
     """A new random source of ``task`` (``form``: a date form or text style, as make_example)."""
     return make_example(task, rng, form=form).source
+
 
 def fresh_forms(task: str) -> tuple[str, ...]:
     """The forms the menu offers fresh inputs of: every date form, every text style."""

@@ -99,7 +99,7 @@ RECIPES: dict[str, TrainRecipe] = {
     # task whose long inputs and repeated Chinese characters the first stage left at 99 %)
     # weighted up and long inputs drawn more often
     "calibrate": TrainRecipe(
-        steps=1600,
+        steps=1200,
         peak_lr=3e-4,
         warmup_steps=100,
         final_lr_fraction=0.02,

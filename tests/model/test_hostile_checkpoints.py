@@ -638,11 +638,11 @@ def test_fuzz_pt_files(data):
 
 
 def test_a_file_too_large_is_refused_without_being_read(valid_bytes, tmp_path, monkeypatch):
-    import model.transformer.checkpoint as checkpoint
+    import model.core.weights_file as weights_file  # where every family's file limit lives
 
     path = tmp_path / "huge.safetensors"
     path.write_bytes(valid_bytes)
-    monkeypatch.setattr(checkpoint, "MAX_FILE_BYTES", len(valid_bytes) - 1)
+    monkeypatch.setattr(weights_file, "MAX_FILE_BYTES", len(valid_bytes) - 1)
     opened = []
     real_open = builtins.open
     monkeypatch.setattr(

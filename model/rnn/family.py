@@ -1,0 +1,140 @@
+"""The RNN encoder-decoder as a model family: the interface of ``model.interface`` over
+``RNNSeq2Seq``.
+
+One kind of attention, ``alignment``: the decoder's weights over the source at each step
+(1 layer × 1 head, as in Bahdanau et al.'s alignment figures), with its raw scores. The
+cache is the list of decoder states so far (newest last), so stepping back is a slice. The
+no-attention variant has no kind at all, which the interface does not allow yet: it is
+refused when opened (``model.rnn.checkpoint``), with that reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+from model.core.tokenizer import CharTokenizer
+from model.interface import (
+    AttentionKind,
+    Capabilities,
+    EncodeOutput,
+    FamilyInfo,
+    Interventions,
+    ModelFamily,
+    StepOutput,
+    TeacherForcedOutput,
+)
+from model.rnn.config import RNNConfig
+from model.rnn.model import RNNEncoded, RNNSeq2Seq
+
+FAMILY = "rnn"
+ALIGNMENT_TITLES = {
+    "additive": "Alignment (additive attention)",
+    "dot": "Alignment (dot-product scores)",
+    "scaled_dot": "Alignment (scaled dot-product scores)",
+}
+DISPLAY_NAMES = {
+    "none": "RNN encoder-decoder, no attention (Cho et al. 2014)",
+    "additive": "RNN with additive attention (Bahdanau et al. 2014)",
+    "dot": "RNN with dot-product attention (Luong et al. 2015)",
+    "scaled_dot": "RNN with scaled dot-product attention",
+}
+
+
+def parameter_count(config: RNNConfig) -> int:
+    return sum(p.numel() for p in RNNSeq2Seq(config).parameters())
+
+
+def describe(config: RNNConfig, parameters: int = 0) -> FamilyInfo:
+    """The description of an RNN of ``config`` (one with attention: see the module docstring)."""
+    if config.score == "none":
+        raise ValueError("the RNN without attention has no kind of attention to show yet")
+    return FamilyInfo(
+        family=FAMILY,
+        display_name=DISPLAY_NAMES[config.score],
+        kinds=(AttentionKind("alignment", ALIGNMENT_TITLES[config.score], 1, 1, "target", "source"),),
+        max_source_len=config.max_len,
+        max_target_len=config.max_len,
+        capabilities=Capabilities(scores=True, gradients=True, teacher_forcing=True, padded_batch=True),
+        config=config.to_dict(),
+        parameters=parameters,
+        d_model=config.embed_dim,
+    )
+
+
+@dataclass(eq=False)
+class RNNFamily(ModelFamily):
+    """A loaded RNN encoder-decoder: the module, its tokenizer and where it came from."""
+
+    model: RNNSeq2Seq  # in eval mode
+    tokenizer: CharTokenizer
+    path: Path | None = None
+    notice: str | None = None
+    metadata: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.config = self.model.config
+        parameters = sum(p.numel() for p in self.model.parameters())
+        self.info = describe(self.config, parameters)
+        # scaled_dot: the step's scores are already divided by √d; the raw ones are s·h
+        self.scale = 1 / math.sqrt(self.config.state_dim) if self.config.score == "scaled_dot" else 1.0
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    def to(self, device: torch.device) -> None:
+        self.model.to(device)
+
+    @torch.no_grad()
+    def encode(self, src: Tensor, src_pad: Tensor, interventions: Interventions, capture: bool = True):
+        encoded = self.model.encode(src, src_pad)
+        return EncodeOutput(encoded, src_pad, scale=self.scale)
+
+    def start(self, encoded: EncodeOutput) -> list[Tensor]:
+        return [self.model.start_state(encoded.state)]  # (1, D): the states so far, newest last
+
+    @torch.no_grad()
+    def step(self, token_id, encoded, cache, interventions, capture) -> StepOutput:
+        tokens = torch.tensor([token_id], device=self.device)
+        out = self.model.step(tokens, cache[-1], encoded.state)
+        result = StepOutput(out.logits[0], [*cache, out.state])
+        if capture:
+            result.attention["alignment"] = out.weights[0][None, None, :]  # (L=1, H=1, S)
+        return result
+
+    def truncate(self, cache: list[Tensor], length: int) -> list[Tensor]:
+        return cache[: length + 1]
+
+    @torch.no_grad()
+    def step_batch(self, parents: Sequence[int], token_ids, encoded, cache, interventions):
+        n = len(parents)
+        one: RNNEncoded = encoded.state
+        batched = RNNEncoded(  # one source, n hypotheses
+            one.states.expand(n, -1, -1),
+            one.summary.expand(n, -1),
+            None if one.keys is None else one.keys.expand(n, -1, -1),
+            one.pad_mask.expand(n, -1),
+        )
+        state = cache[-1].index_select(0, torch.tensor(list(parents), device=self.device))
+        tokens = torch.tensor(list(token_ids), device=self.device)
+        out = self.model.step(tokens, state, batched)
+        return torch.log_softmax(out.logits, dim=-1), [out.state]
+
+    @torch.no_grad()
+    def teacher_force(self, encoded, tgt_in: Tensor, tgt_pad: Tensor, interventions) -> TeacherForcedOutput:
+        logits, weights, scores = self.model.teacher_force(encoded.state, tgt_in)
+        batch, length = tgt_in.shape
+        masks = encoded.pad_mask[:, None, :].expand(batch, length, -1)  # (B, T, S): padding keys
+        return TeacherForcedOutput(
+            logits,
+            attention={"alignment": weights[:, None, None]},  # (B, L=1, H=1, T, S)
+            scores={"alignment": (scores / self.scale)[:, None, None]},  # raw, before the scaling
+            masks={"alignment": masks},
+            scale=self.scale,
+        )
