@@ -37,6 +37,13 @@ class FamilyEntry:
 
 
 FAMILIES: list[FamilyEntry] = [
+    # before the Transformer's, which takes every other file: this one reads only a header
+    FamilyEntry(
+        "rnn",
+        "an attnviz RNN checkpoint (.safetensors whose header says so)",
+        "model.rnn.checkpoint:recognises",
+        "model.rnn.checkpoint:load_rnn_checkpoint",
+    ),
     FamilyEntry(
         "transformer",
         "an attnviz Transformer checkpoint (.safetensors, or a legacy .pt/.pth read without code)",

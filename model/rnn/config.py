@@ -55,5 +55,19 @@ class RNNConfig:
                 f"2 × encoder_hidden ({self.state_dim})"
             )
 
+    def parameter_count(self) -> int:
+        """The model's number of parameters, from the config alone (no torch)."""
+        V, E, H, D, A = (
+            self.vocab_size,
+            self.embed_dim,
+            self.encoder_hidden,
+            self.decoder_hidden,
+            self.attention_dim,
+        )
+        encoder = 2 * (3 * H * (E + H) + 6 * H)  # a GRU per direction: input and hidden weights, two biases
+        decoder = 3 * D * (E + 2 * H) + 3 * D * D + 6 * D  # the GRU cell reads [E y; c]
+        additive = D * A + 2 * H * A + A + A if self.score == "additive" else 0  # W, U and its bias, v
+        return V * E + encoder + 2 * H * D + D + decoder + additive + (D + 2 * H + E) * V + V
+
     def to_dict(self) -> dict:
         return asdict(self)

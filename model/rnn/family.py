@@ -46,10 +46,6 @@ DISPLAY_NAMES = {
 }
 
 
-def parameter_count(config: RNNConfig) -> int:
-    return sum(p.numel() for p in RNNSeq2Seq(config).parameters())
-
-
 def describe(config: RNNConfig, parameters: int = 0) -> FamilyInfo:
     """The description of an RNN of ``config`` (one with attention: see the module docstring)."""
     if config.score == "none":
@@ -79,8 +75,7 @@ class RNNFamily(ModelFamily):
 
     def __post_init__(self) -> None:
         self.config = self.model.config
-        parameters = sum(p.numel() for p in self.model.parameters())
-        self.info = describe(self.config, parameters)
+        self.info = describe(self.config, self.config.parameter_count())
         # scaled_dot: the step's scores are already divided by √d; the raw ones are s·h
         self.scale = 1 / math.sqrt(self.config.state_dim) if self.config.score == "scaled_dot" else 1.0
 

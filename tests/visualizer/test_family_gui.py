@@ -64,3 +64,44 @@ def test_loading_the_transformer_after_the_toy_restores_everything(toy_window, t
     toy_window.open(tiny_checkpoint_path)
     assert tab_names(window) == ["enc_self", "dec_self", "cross"]
     assert all(page.shows_panel for page in window.panel_pages)
+
+
+@pytest.fixture
+def rnn_window(qtbot, settings, tmp_path):
+    import torch
+
+    from model.rnn.checkpoint import save_rnn_checkpoint
+    from model.rnn.config import RNNConfig
+    from model.rnn.model import RNNSeq2Seq
+    from model.tasks.train import default_tokenizer
+
+    torch.manual_seed(0)
+    tokenizer = default_tokenizer()
+    config = RNNConfig(
+        vocab_size=len(tokenizer), embed_dim=8, encoder_hidden=8, decoder_hidden=16, max_len=24
+    )
+    path = tmp_path / "rnn.safetensors"
+    save_rnn_checkpoint(path, RNNSeq2Seq(config, tokenizer.pad_id).eval(), tokenizer)
+    yield from window_on(qtbot, settings, path)
+
+
+def test_an_rnn_with_attention_runs_in_the_window_and_every_page_shows_or_says_why(rnn_window, qtbot):
+    window, session = rnn_window.window, rnn_window.session
+    assert tab_names(window) == ["alignment"] and session.kind == "alignment"
+    for _ in range(3):
+        qtbot.keyClick(window.grid, Qt.Key.Key_Right)
+        rnn_window.wait_idle()
+    steps = session.snapshot.steps
+    expected = np.stack([step.attention["alignment"][0, 0] for step in steps])
+    np.testing.assert_allclose(window.grid.cell_matrix(0, 0), expected, atol=1e-6)
+    assert "additive attention" in window.model_label.text()
+    reasons = {}
+    for entry, page in zip(PANELS, window.panel_pages, strict=True):
+        window.show_panel(entry.key)
+        rnn_window.wait_idle()
+        reasons[entry.key] = page.reason.text() if not page.shows_panel else None
+    assert reasons["positions"] and reasons["layernorm"] and reasons["scaling"]
+    assert reasons["masks"] is None and reasons["decoding"] is None and reasons["beam"] is None
+    masks = next(panel for panel in window.panels if panel.key == "masks")
+    assert masks.items is not None  # the alignment scores, mask and weights, teacher-forced
+    np.testing.assert_allclose(masks.cells[(0, "softmax")].shown.sum(-1), 1.0, atol=1e-5)
