@@ -100,11 +100,6 @@ def parse_header(header: object) -> tuple[RNNConfig, CharTokenizer, dict]:
         config = RNNConfig(**config_data)
     except (TypeError, ValueError) as error:
         raise CheckpointError(one_line(error)) from error
-    if config.score == "none":
-        raise CheckpointError(
-            "an RNN without attention has no attention to show, and this version of the app "
-            "needs at least one kind of attention to open a model"
-        )
     vocabulary = header.get("vocabulary")
     if not isinstance(vocabulary, list):
         raise CheckpointError("vocabulary is missing or not a list")
@@ -140,24 +135,37 @@ def check_outputs(model: RNNSeq2Seq) -> None:
     ids = torch.arange(min(model.config.vocab_size, model.config.max_len, SMOKE_TOKENS)).unsqueeze(0)
     ids[0, 0] = max(int(ids[0, -1]), 1)  # a real token first: a source of padding only is not a source
     try:
-        logits = model(ids, ids == model.pad_id, ids)
+        logits = model(ids, ids, ids == model.pad_id)
     except (RuntimeError, ValueError) as error:
         raise CheckpointError(f"the model cannot run ({one_line(error)})") from error
     if not torch.isfinite(logits).all():
         raise CheckpointError("the weights compute NaN or infinite logits on a test input")
 
 
-def load_rnn_checkpoint(path: str | Path, device: str = "auto") -> RNNFamily:
-    """Load and validate an RNN checkpoint; any problem raises ``CheckpointError`` in one line."""
-    path = Path(path)
-    torch_device, notice = resolve_device(device)
-    header, tensors = parse_safetensors(read_file(path))
+def read_rnn_checkpoint(path: str | Path) -> tuple[RNNSeq2Seq, CharTokenizer, dict]:
+    """The validated module (on the CPU, in eval mode), its tokenizer and its info: what
+    training resumes from, for every variant."""
+    header, tensors = parse_safetensors(read_file(Path(path)))
     config, tokenizer, info = parse_header(header)
     model = build_model(config, tokenizer.pad_id)
     check_tensors(tensors, model.state_dict())
     model.load_state_dict({name: t.to(torch.float32) for name, t in tensors.items()})
     model.eval()
     check_outputs(model)
+    return model, tokenizer, info
+
+
+def load_rnn_checkpoint(path: str | Path, device: str = "auto") -> RNNFamily:
+    """Load and validate an RNN checkpoint for the app; any problem raises ``CheckpointError``
+    in one line."""
+    path = Path(path)
+    torch_device, notice = resolve_device(device)
+    model, tokenizer, info = read_rnn_checkpoint(path)
+    if model.config.score == "none":
+        raise CheckpointError(
+            "an RNN without attention has no attention to show, and this version of the app "
+            "needs at least one kind of attention to open a model"
+        )
     try:
         model.to(torch_device)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as error:

@@ -121,6 +121,12 @@ class RNNFamily(ModelFamily):
         out = self.model.step(tokens, state, batched)
         return torch.log_softmax(out.logits, dim=-1), [out.state]
 
+    def greedy_texts(self, sources: Sequence[str]) -> list[str]:
+        """Many sources at once, batched (as training evaluates)."""
+        from model.rnn.model import greedy_decode_batch
+
+        return greedy_decode_batch(self.model, self.tokenizer, list(sources))
+
     @torch.no_grad()
     def teacher_force(self, encoded, tgt_in: Tensor, tgt_pad: Tensor, interventions) -> TeacherForcedOutput:
         logits, weights, scores = self.model.teacher_force(encoded.state, tgt_in)

@@ -133,6 +133,36 @@ class RNNSeq2Seq(nn.Module):
             return stacked_logits, None, None
         return stacked_logits, torch.stack(weights, dim=1), torch.stack(scores, dim=1)
 
-    def forward(self, src: torch.Tensor, src_pad: torch.Tensor, tgt_in: torch.Tensor) -> torch.Tensor:
-        """Training: (B, T, V) logits."""
+    def forward(
+        self,
+        src: torch.Tensor,
+        tgt_in: torch.Tensor,
+        src_pad: torch.Tensor,
+        tgt_pad: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Training: (B, T, V) logits; the Transformer's argument order, so that one training
+        loop serves both (a padded target position's logits are computed and ignored)."""
         return self.teacher_force(self.encode(src, src_pad), tgt_in)[0]
+
+
+@torch.no_grad()
+def greedy_decode_batch(model: RNNSeq2Seq, tokenizer, sources: list[str]) -> list[str]:
+    """Greedy outputs for many sources at once (evaluation during and after training)."""
+    from model.core.batching import encode_sources
+
+    device = next(model.parameters()).device
+    src, src_pad = encode_sources(tokenizer, sources, device)
+    encoded = model.encode(src, src_pad)
+    state = model.start_state(encoded)
+    token = torch.full((len(sources),), tokenizer.bos_id, dtype=torch.long, device=device)
+    finished = torch.zeros(len(sources), dtype=torch.bool, device=device)
+    chosen = []
+    for _ in range(model.config.max_len):
+        out = model.step(token, state, encoded)
+        state, token = out.state, out.logits.argmax(-1)  # (B,)
+        chosen.append(token)
+        finished |= token == tokenizer.eos_id
+        if finished.all():
+            break
+    ids = torch.stack(chosen, dim=1).tolist()
+    return [tokenizer.decode(row) for row in ids]

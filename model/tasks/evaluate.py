@@ -260,13 +260,15 @@ def evaluate(
     tasks: Sequence[str] = TASK_NAMES,
     per_form: bool = False,
 ) -> EvalReport:
-    """A Transformer module being trained (``model/tasks/train.py``), batched."""
+    """A module being trained (``model/tasks/train.py``): a Transformer or an RNN, batched."""
+    from model.rnn.model import RNNSeq2Seq
+    from model.rnn.model import greedy_decode_batch as rnn_greedy_decode_batch
+
+    greedy = rnn_greedy_decode_batch if isinstance(model, RNNSeq2Seq) else greedy_decode_batch
     was_training = model.training
     model.eval()
     report = evaluate_with(
-        fitting(
-            lambda sources: greedy_decode_batch(model, tokenizer, sources), tokenizer, model.config.max_len
-        ),
+        fitting(lambda sources: greedy(model, tokenizer, sources), tokenizer, model.config.max_len),
         lambda sources, targets: sequence_logprobs(model, tokenizer, sources, targets),
         n_per_task,
         seed,

@@ -21,6 +21,10 @@ import torch.nn.functional as F
 
 from model.core.batching import training_batch
 from model.core.tokenizer import CharTokenizer
+from model.rnn.checkpoint import read_rnn_checkpoint, save_rnn_checkpoint
+from model.rnn.checkpoint import recognises as recognises_rnn
+from model.rnn.config import RNNConfig
+from model.rnn.model import RNNSeq2Seq
 from model.tasks.coverage import TRAINED_ON, trained_on
 from model.tasks.evaluate import EvalReport, evaluate
 from model.tasks.synthetic import (
@@ -68,8 +72,27 @@ class TrainRecipe:
     # probability (the expected loss), instead of on one answer drawn at random: the same
     # optimum without the sampling noise that a high learning rate turns into miscalibration
     expected_answers: bool = False
+    # the family trained: "transformer" (the fields above) or "rnn" (these, model/rnn/)
+    family: str = "transformer"
+    rnn_score: str = "additive"  # none, additive, dot, scaled_dot
+    rnn_embed_dim: int = 64
+    rnn_encoder_hidden: int = 128  # per direction
+    rnn_decoder_hidden: int = 256
+    rnn_attention_dim: int = 128
 
-    def model_config(self, vocab_size: int) -> TransformerConfig:
+    def model_config(self, vocab_size: int) -> TransformerConfig | RNNConfig:
+        if self.family == "rnn":
+            return RNNConfig(
+                vocab_size=vocab_size,
+                score=self.rnn_score,  # type: ignore[arg-type]
+                embed_dim=self.rnn_embed_dim,
+                encoder_hidden=self.rnn_encoder_hidden,
+                decoder_hidden=self.rnn_decoder_hidden,
+                attention_dim=self.rnn_attention_dim,
+                max_len=self.max_len,
+            )
+        if self.family != "transformer":
+            raise ValueError(f"unknown family {self.family!r}: choose transformer or rnn")
         return TransformerConfig(
             vocab_size=vocab_size,
             d_model=self.d_model,
@@ -110,6 +133,31 @@ RECIPES: dict[str, TrainRecipe] = {
         checkpoint_every=200,
     ),
     # a seconds-long run for tests and smoke checks
+    # the RNN encoder-decoders (issue 14): the same tasks, characters and data, one recipe per
+    # score function; batch 64 and the sizes of the issue's trial (bidirectional GRU 2 × 128,
+    # decoder 256, embeddings 64). Step counts are first guesses, not yet measured to the
+    # 30-minute budget.
+    "rnn-additive": TrainRecipe(family="rnn", rnn_score="additive", batch_size=64, steps=6000, peak_lr=2e-3),
+    "rnn-none": TrainRecipe(family="rnn", rnn_score="none", batch_size=64, steps=6000, peak_lr=2e-3),
+    "rnn-dot": TrainRecipe(family="rnn", rnn_score="dot", batch_size=64, steps=6000, peak_lr=2e-3),
+    "rnn-scaled-dot": TrainRecipe(
+        family="rnn", rnn_score="scaled_dot", batch_size=64, steps=6000, peak_lr=2e-3
+    ),
+    # a seconds-long RNN run for tests
+    "rnn-tiny": TrainRecipe(
+        family="rnn",
+        rnn_embed_dim=8,
+        rnn_encoder_hidden=8,
+        rnn_decoder_hidden=16,
+        rnn_attention_dim=8,
+        steps=30,
+        batch_size=16,
+        warmup_steps=5,
+        eval_every=15,
+        eval_n=5,
+        final_eval_n=10,
+        checkpoint_every=10,
+    ),
     "tiny": TrainRecipe(
         d_model=32,
         n_heads=2,
@@ -183,7 +231,7 @@ def train(
         say(notice)
     torch.manual_seed(recipe.seed)
     tokenizer = default_tokenizer()
-    model = Transformer(recipe.model_config(len(tokenizer))).to(torch_device)
+    model = build_model(recipe.model_config(len(tokenizer)), tokenizer).to(torch_device)
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=recipe.peak_lr, betas=(0.9, 0.98), weight_decay=recipe.weight_decay
     )
@@ -191,7 +239,7 @@ def train(
     origin = None
     if resume:
         start_step, history, elapsed_before = restore(out, model, optimizer, torch_device)
-        origin = load_checkpoint(out, "cpu").metadata.get("initialized_from")
+        origin = load_trained(out)[1].get("initialized_from")
         say(f"resuming from step {start_step} of {recipe.steps}")
     elif init is not None:
         origin = initialise_from(init, model)
@@ -267,7 +315,11 @@ def training_pairs(examples: list[Example], expected_answers: bool) -> list[Trai
 
 
 def accumulate_gradients(
-    model: Transformer, tokenizer: CharTokenizer, examples: list[Example], recipe: TrainRecipe, device
+    model: Transformer | RNNSeq2Seq,
+    tokenizer: CharTokenizer,
+    examples: list[Example],
+    recipe: TrainRecipe,
+    device,
 ) -> tuple[float, float]:
     """Backpropagate the batch's mean token loss, part by part; returns (loss, token accuracy)."""
     parts = []
@@ -295,18 +347,41 @@ def accumulate_gradients(
     return total_loss, n_correct / max(n_tokens, 1e-9)
 
 
-def initialise_from(path: Path, model: Transformer) -> dict:
+def build_model(config: TransformerConfig | RNNConfig, tokenizer: CharTokenizer) -> Transformer | RNNSeq2Seq:
+    if isinstance(config, RNNConfig):
+        return RNNSeq2Seq(config, tokenizer.pad_id)
+    return Transformer(config)
+
+
+def save_model(out: Path, model: Transformer | RNNSeq2Seq, tokenizer: CharTokenizer, info: dict) -> None:
+    if isinstance(model, RNNSeq2Seq):
+        save_rnn_checkpoint(out, model, tokenizer, info)
+    else:
+        save_checkpoint(out, model, tokenizer, info)
+
+
+def load_trained(path: Path) -> tuple[Transformer | RNNSeq2Seq, dict]:
+    """A checkpoint's module and info, of either family (also an RNN without attention, which
+    the app cannot open yet but training can resume)."""
+    if recognises_rnn(Path(path)):
+        model, _tokenizer, info = read_rnn_checkpoint(path)
+        return model, info
+    family = load_checkpoint(path, "cpu")
+    return family.model, family.metadata
+
+
+def initialise_from(path: Path, model: Transformer | RNNSeq2Seq) -> dict:
     """Copy another checkpoint's weights into ``model``; returns what to record about it."""
-    source = load_checkpoint(path, "cpu")
-    if source.config.to_dict() != model.config.to_dict():
+    source, metadata = load_trained(path)
+    if type(source) is not type(model) or source.config.to_dict() != model.config.to_dict():
         raise ValueError(f"{path} has a different model config than this recipe; cannot start from it")
-    model.load_state_dict(source.model.state_dict())
+    model.load_state_dict(source.state_dict())
     return {
         "checkpoint": Path(path).name,
-        "recipe_name": source.metadata.get("recipe_name"),
-        "steps_done": source.metadata.get("steps_done"),
-        "train_seconds": source.metadata.get("train_seconds"),
-        "initialized_from": source.metadata.get("initialized_from"),
+        "recipe_name": metadata.get("recipe_name"),
+        "steps_done": metadata.get("steps_done"),
+        "train_seconds": metadata.get("train_seconds"),
+        "initialized_from": metadata.get("initialized_from"),
     }
 
 
@@ -337,14 +412,13 @@ def training_info(
 
 def save(out: Path, model, optimizer, tokenizer, info, step, history, elapsed) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
-    save_checkpoint(out, model, tokenizer, info)
+    save_model(out, model, tokenizer, info)
     state = {"step": step, "optimizer": optimizer.state_dict(), "elapsed": elapsed, "history_json": history}
     torch.save(state, trainstate_path(out))
 
 
 def restore(out: Path, model, optimizer, device) -> tuple[int, list, float]:
-    checkpoint = load_checkpoint(out, device=str(device))
-    model.load_state_dict(checkpoint.model.state_dict())
+    model.load_state_dict(load_trained(out)[0].state_dict())
     state_file = trainstate_path(out)
     if not state_file.exists():
         raise ValueError(f"cannot resume: {state_file} is missing")

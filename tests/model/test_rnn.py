@@ -145,7 +145,7 @@ def test_a_few_training_steps_lower_the_loss_on_reversal():
     tgt_in = torch.cat([torch.full((32, 1), 1), targets[:, :-1]], dim=1)  # <bos> + target
     losses = []
     for _ in range(40):
-        logits = model(src, src == 0, tgt_in)
+        logits = model(src, tgt_in, src == 0)
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1))
         optimizer.zero_grad()
         loss.backward()

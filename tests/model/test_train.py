@@ -180,3 +180,32 @@ def test_the_calibration_stage_starts_from_the_first_through_the_command_line(tm
     code = main(["train", "--config", "tiny", "--steps", "2", "--init", str(first), "--out", str(second)])
     assert code == 0
     assert load_checkpoint(second, "cpu").metadata["initialized_from"]["checkpoint"] == "first.safetensors"
+
+
+@pytest.mark.parametrize("score", ["additive", "none"])
+def test_an_rnn_recipe_trains_resumes_exactly_and_opens_in_the_app_when_it_attends(tmp_path, score):
+    from dataclasses import replace
+
+    from model.core.errors import CheckpointError
+    from model.registry import open_model
+    from model.rnn.checkpoint import read_rnn_checkpoint
+    from model.rnn.family import RNNFamily
+
+    recipe = replace(RECIPES["rnn-tiny"], rnn_score=score)
+    whole = tmp_path / "whole.safetensors"
+    result = train(recipe, whole, recipe_name="rnn-tiny", device="cpu", progress=lambda _: None)
+    assert result.report.total["reverse"] == recipe.final_eval_n  # evaluated with the RNN's greedy decoder
+    broken = tmp_path / "broken.safetensors"
+    train(recipe, broken, device="cpu", stop_after=17, progress=lambda _: None)
+    train(recipe, broken, device="cpu", resume=True, progress=lambda _: None)
+    a, b = read_rnn_checkpoint(whole)[0].state_dict(), read_rnn_checkpoint(broken)[0].state_dict()
+    for name in a:
+        torch.testing.assert_close(a[name], b[name])
+    model, _tokenizer, info = read_rnn_checkpoint(whole)
+    assert model.config.score == score and info["recipe_name"] == "rnn-tiny" and info["steps_done"] == 30
+    if score == "none":
+        with pytest.raises(CheckpointError, match="without attention"):
+            open_model(whole, "cpu")
+    else:
+        family = open_model(whole, "cpu")
+        assert isinstance(family, RNNFamily) and family.metadata["eval"]
