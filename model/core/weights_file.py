@@ -9,6 +9,7 @@ line of ``CheckpointError``. The families (``model.transformer.checkpoint``,
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 import struct
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import torch
 from safetensors.torch import load as load_safetensors_bytes
+from safetensors.torch import save_file
 
 from model.core.errors import CheckpointError, one_line
 
@@ -24,6 +26,13 @@ MAX_FILE_BYTES = 2 * 1024**3
 MAX_HEADER_BYTES = 16 * 1024**2
 SAFETENSORS_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 MAX_WEIGHT = 1e4  # trained weights stay within a few units; far larger ones overflow float32 attention
+
+
+def write_checkpoint(path: Path, tensors: dict[str, torch.Tensor], header: dict) -> None:
+    """``tensors`` with ``header`` as our metadata, atomically (a temporary file, then rename)."""
+    temporary = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(temporary), metadata={METADATA_KEY: json.dumps(header, ensure_ascii=False)})
+    os.replace(temporary, path)
 
 
 def read_file(path: Path) -> bytes:

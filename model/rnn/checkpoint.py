@@ -11,13 +11,10 @@ name, shape, dtype, finiteness and magnitude, then one forward pass.
 from __future__ import annotations
 
 import json
-import os
 import struct
-from dataclasses import fields
 from pathlib import Path
 
 import torch
-from safetensors.torch import save_file
 
 from model.core.devices import resolve_device
 from model.core.errors import CheckpointError, one_line
@@ -28,6 +25,7 @@ from model.core.weights_file import (
     check_tensors,
     parse_safetensors,
     read_file,
+    write_checkpoint,
 )
 from model.rnn.config import RNNConfig
 from model.rnn.family import FAMILY, RNNFamily
@@ -53,9 +51,7 @@ def save_rnn_checkpoint(
         "vocabulary": tokenizer.tokens,
         "info": info or {},
     }
-    temporary = path.with_name(path.name + ".tmp")
-    save_file(tensors, str(temporary), metadata={METADATA_KEY: json.dumps(header, ensure_ascii=False)})
-    os.replace(temporary, path)
+    write_checkpoint(path, tensors, header)
 
 
 def recognises(path: Path) -> bool:
@@ -89,15 +85,8 @@ def parse_header(header: object) -> tuple[RNNConfig, CharTokenizer, dict]:
             f"RNN checkpoint format version {version} is newer than this app reads ({FORMAT_VERSION}); "
             "update attention-visualizer"
         )
-    config_data = header.get("config")
-    if not isinstance(config_data, dict):
-        raise CheckpointError("config is missing or not a JSON object")
-    known = {f.name for f in fields(RNNConfig)}
-    unknown = sorted(set(config_data) - known)
-    if unknown:
-        raise CheckpointError(f"config: unknown field {unknown[0]!r}")
     try:
-        config = RNNConfig(**config_data)
+        config = RNNConfig.from_dict(header.get("config"))
     except (TypeError, ValueError) as error:
         raise CheckpointError(one_line(error)) from error
     vocabulary = header.get("vocabulary")

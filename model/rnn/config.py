@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from model.core.config_checks import check_int as check_config_int
+from model.core.config_checks import config_from_dict
+
 # how the decoder scores each encoder state at a step; "none" is the fixed-vector bottleneck
 ScoreKind = Literal["none", "additive", "dot", "scaled_dot"]
 SCORE_KINDS: tuple[str, ...] = ("none", "additive", "dot", "scaled_dot")
@@ -37,11 +40,7 @@ class RNNConfig:
         """Raise ValueError with a one-line reason if the config cannot build a model."""
 
         def check_int(name: str, low: int, high: int) -> None:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"config: {name} must be an integer, got {value!r}")
-            if not low <= value <= high:
-                raise ValueError(f"config: {name}={value} is outside {low}..{high}")
+            check_config_int(self, name, low, high)
 
         check_int("vocab_size", 5, self.MAX_VOCAB)
         for name in ("embed_dim", "encoder_hidden", "decoder_hidden", "attention_dim"):
@@ -71,3 +70,8 @@ class RNNConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> RNNConfig:
+        """Build from JSON data; unknown or missing keys are a ValueError, not a TypeError."""
+        return config_from_dict(cls, data)

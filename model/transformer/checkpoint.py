@@ -21,23 +21,19 @@ loading opens is the checkpoint itself.
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import torch
-from safetensors.torch import save_file
 
 from model.core.devices import resolve_device
 from model.core.errors import CheckpointError, one_line
 from model.core.tokenizer import CharTokenizer
-from model.core.weights_file import (  # noqa: F401 (MAX_FILE_BYTES re-exported: where callers look)
-    MAX_FILE_BYTES,
-    METADATA_KEY,
+from model.core.weights_file import (
     check_tensors,
     parse_safetensors,
     parse_torch_file,
     read_file,
+    write_checkpoint,  # noqa: F401 (MAX_FILE_BYTES re-exported: where callers look)
 )
 from model.shipped import default_checkpoint_path  # noqa: F401 (re-exported: where callers look)
 from model.transformer.family import TransformerFamily
@@ -76,9 +72,7 @@ def save_checkpoint(
         "vocabulary": tokenizer.tokens,
         "info": info or {},
     }
-    temporary = path.with_name(path.name + ".tmp")
-    save_file(tensors, str(temporary), metadata={METADATA_KEY: json.dumps(header, ensure_ascii=False)})
-    os.replace(temporary, path)
+    write_checkpoint(path, tensors, header)
 
 
 def recognises(path: Path) -> bool:

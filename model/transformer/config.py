@@ -6,10 +6,12 @@ importing torch (which alone takes over a second).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 # the what-ifs are the interface's (every family applies the ones it supports); re-exported here
+from model.core.config_checks import check_int as check_config_int
+from model.core.config_checks import config_from_dict
 from model.interface import NO_INTERVENTIONS, Interventions  # noqa: F401
 
 NormPlacement = Literal["post", "pre"]
@@ -47,11 +49,7 @@ class TransformerConfig:
         """Raise ValueError with a one-line reason if the config cannot build a model."""
 
         def check_int(name: str, low: int, high: int) -> None:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"config: {name} must be an integer, got {value!r}")
-            if not low <= value <= high:
-                raise ValueError(f"config: {name}={value} is outside {low}..{high}")
+            check_config_int(self, name, low, high)
 
         check_int("vocab_size", 5, self.MAX_VOCAB)
         check_int("d_model", 2, self.MAX_D_MODEL)
@@ -94,12 +92,4 @@ class TransformerConfig:
     @classmethod
     def from_dict(cls, data: dict) -> TransformerConfig:
         """Build from JSON data; unknown or missing keys are a ValueError, not a TypeError."""
-        if not isinstance(data, dict):
-            raise ValueError("config: expected a JSON object")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"config: unknown field(s) {', '.join(unknown)}")
-        if "vocab_size" not in data:
-            raise ValueError("config: vocab_size is missing")
-        return cls(**data)
+        return config_from_dict(cls, data)
