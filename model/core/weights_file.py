@@ -20,6 +20,7 @@ from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save_file
 
 from model.core.errors import CheckpointError, one_line
+from model.core.tokenizer import CharTokenizer
 
 METADATA_KEY = "attnviz"  # the safetensors metadata key that holds our JSON header
 MAX_FILE_BYTES = 2 * 1024**3
@@ -162,6 +163,27 @@ def unpickling_problem(error: Exception) -> str:
         return f"it would call {called.group(1)}; code in a checkpoint is never run"
     operand = re.search(r"Unsupported operand \w+", text)
     return operand.group(0) if operand else one_line(error)
+
+
+def parse_vocabulary_and_info(header: dict, vocab_size: int) -> tuple[CharTokenizer, dict]:
+    """The header's vocabulary (it must have ``vocab_size`` tokens) and its info object."""
+    vocabulary = header.get("vocabulary")
+    if not isinstance(vocabulary, list):
+        raise CheckpointError("vocabulary is missing or not a list")
+    try:
+        tokenizer = CharTokenizer(vocabulary)
+    except (TypeError, ValueError) as error:
+        raise CheckpointError(str(error)) from error  # the message starts with "vocabulary"
+    if len(tokenizer) != vocab_size:
+        raise CheckpointError(
+            f"vocabulary has {len(tokenizer)} tokens but the config says vocab_size={vocab_size}"
+        )
+    info = header.get("info", {})
+    if info is None:
+        info = {}
+    if not isinstance(info, dict):
+        raise CheckpointError("info is not a JSON object")
+    return tokenizer, info
 
 
 def check_tensors(tensors: dict[str, torch.Tensor], expected: dict[str, torch.Tensor]) -> None:

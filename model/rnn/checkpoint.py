@@ -24,6 +24,7 @@ from model.core.weights_file import (
     METADATA_KEY,
     check_tensors,
     parse_safetensors,
+    parse_vocabulary_and_info,
     read_file,
     write_checkpoint,
 )
@@ -89,20 +90,7 @@ def parse_header(header: object) -> tuple[RNNConfig, CharTokenizer, dict]:
         config = RNNConfig.from_dict(header.get("config"))
     except (TypeError, ValueError) as error:
         raise CheckpointError(one_line(error)) from error
-    vocabulary = header.get("vocabulary")
-    if not isinstance(vocabulary, list):
-        raise CheckpointError("vocabulary is missing or not a list")
-    try:
-        tokenizer = CharTokenizer(vocabulary)
-    except (TypeError, ValueError) as error:
-        raise CheckpointError(str(error)) from error
-    if len(tokenizer) != config.vocab_size:
-        raise CheckpointError(
-            f"vocabulary has {len(tokenizer)} tokens but the config says vocab_size={config.vocab_size}"
-        )
-    info = header.get("info") or {}
-    if not isinstance(info, dict):
-        raise CheckpointError("info is not a JSON object")
+    tokenizer, info = parse_vocabulary_and_info(header, config.vocab_size)
     return config, tokenizer, info
 
 

@@ -32,6 +32,7 @@ from model.core.weights_file import (
     check_tensors,
     parse_safetensors,
     parse_torch_file,
+    parse_vocabulary_and_info,
     read_file,
     write_checkpoint,  # noqa: F401 (MAX_FILE_BYTES re-exported: where callers look)
 )
@@ -117,22 +118,7 @@ def parse_header(header: object) -> tuple[TransformerConfig, CharTokenizer, dict
         config = TransformerConfig.from_dict(header.get("config"))
     except (TypeError, ValueError) as error:
         raise CheckpointError(str(error)) from error
-    vocabulary = header.get("vocabulary")
-    if not isinstance(vocabulary, list):
-        raise CheckpointError("vocabulary is missing or not a list")
-    try:
-        tokenizer = CharTokenizer(vocabulary)
-    except (TypeError, ValueError) as error:
-        raise CheckpointError(str(error)) from error  # the message starts with "vocabulary"
-    if len(tokenizer) != config.vocab_size:
-        raise CheckpointError(
-            f"vocabulary has {len(tokenizer)} tokens but the config says vocab_size={config.vocab_size}"
-        )
-    info = header.get("info", {})
-    if info is None:
-        info = {}
-    if not isinstance(info, dict):
-        raise CheckpointError("info is not a JSON object")
+    tokenizer, info = parse_vocabulary_and_info(header, config.vocab_size)
     return config, tokenizer, info
 
 
