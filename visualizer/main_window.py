@@ -6,7 +6,6 @@ other. Every user mistake ends in a message in the window; nothing here blocks o
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
@@ -18,7 +17,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QProgressBar,
-    QSizePolicy,
     QSplitter,
     QStyle,
     QTabBar,
@@ -37,6 +35,7 @@ from visualizer.session import COLORMAPS, Session
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.controls import DecodingControls, SourceBar, StepControls
 from visualizer.widgets.head_detail import HeadDetail
+from visualizer.widgets.output_line import OutputLine
 from visualizer.widgets.step_hint import StepHint
 from visualizer.widgets.timeline import Timeline
 from visualizer.window_parts import ExportMixin, HelpMixin, KindsMixin, SettingsMixin
@@ -222,12 +221,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.on_speed_changed(self.step_controls.speed.value())
         stepping_row.addWidget(self.step_controls)
         stepping_row.addSpacing(16)
-        self.output_label = QLabel()
-        self.output_label.setTextFormat(Qt.TextFormat.RichText)
-        self.output_label.setStyleSheet("font-size: 14pt; padding: 2px;")
-        # a long output never widens the window (64 Chinese characters asked for 2,000 pixels,
-        # and every view redrew at the new size): it is elided from the left instead
-        self.output_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.output_label = OutputLine()
         stepping_row.addWidget(self.output_label, 1)
         outer.addLayout(stepping_row)
         self.timeline = Timeline(session)
@@ -435,37 +429,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
             if language == "zh"
             else f"(step {cursor + 1} of {len(snapshot.steps)})"
         )
-        self.show_output(tr("Output:", language), shown, ahead, where)
-
-    def show_output(self, title: str, shown: str, ahead: str, where: str) -> None:
-        """The output so far (bold), what comes after the shown step (grey) and the step; where
-        it is wider than the label, the grey part goes first, then the start of the output."""
-
-        def text(shown_part: str, ahead_part: str, cut: bool) -> str:
-            return (
-                f"{title} <b>{'…' if cut else ''}{html.escape(shown_part, quote=False)}</b>"
-                f"<span style='color:#888'>{html.escape(ahead_part, quote=False)}</span>"
-                f" <span style='color:#aaa; font-size:10pt'>{where}</span>"
-            )
-
-        label = self.output_label
-        label.setToolTip(shown + ahead)
-        room = label.width()
-        label.setText(text(shown, ahead, False))
-        if label.sizeHint().width() <= room or room <= 0:
-            return
-        label.setText(text(shown, "", False))
-        if label.sizeHint().width() <= room:
-            return
-        keep_low, keep_high = 0, len(shown)  # the most characters of the output's end that fit
-        while keep_low < keep_high:
-            keep = (keep_low + keep_high + 1) // 2
-            label.setText(text(shown[len(shown) - keep :], "", True))
-            if label.sizeHint().width() <= room:
-                keep_low = keep
-            else:
-                keep_high = keep - 1
-        label.setText(text(shown[len(shown) - keep_low :], "", True))
+        self.output_label.show_output(tr("Output:", language), shown, ahead, where)
 
     def on_view_changed(self) -> None:
         kinds = self.session.kinds

@@ -17,7 +17,7 @@ import traceback
 from typing import TYPE_CHECKING
 
 from model.core.errors import first_line, one_line
-from visualizer.session import (
+from visualizer.protocol import (
     BranchRequest,
     Computed,
     ComputeRequest,

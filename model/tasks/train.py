@@ -114,6 +114,18 @@ class TrainRecipe:
         return self.peak_lr * (self.final_lr_fraction + (1 - self.final_lr_fraction) * cosine)
 
 
+# a seconds-long run, for tests and smoke checks
+TINY_RUN = {
+    "steps": 30,
+    "batch_size": 16,
+    "warmup_steps": 5,
+    "eval_every": 15,
+    "eval_n": 5,
+    "final_eval_n": 10,
+    "checkpoint_every": 10,
+}
+RNN_RUN = {"family": "rnn", "batch_size": 64, "steps": 6000, "peak_lr": 2e-3}
+
 RECIPES: dict[str, TrainRecipe] = {
     # the shipped model: d_model 128, 4 heads, 3 + 3 layers, post-LN, sinusoidal positions
     "default": TrainRecipe(),
@@ -137,12 +149,10 @@ RECIPES: dict[str, TrainRecipe] = {
     # score function; batch 64 and the sizes of the trial (bidirectional GRU 2 × 128,
     # decoder 256, embeddings 64). Step counts are first guesses, not yet measured to the
     # 30-minute budget.
-    "rnn-additive": TrainRecipe(family="rnn", rnn_score="additive", batch_size=64, steps=6000, peak_lr=2e-3),
-    "rnn-none": TrainRecipe(family="rnn", rnn_score="none", batch_size=64, steps=6000, peak_lr=2e-3),
-    "rnn-dot": TrainRecipe(family="rnn", rnn_score="dot", batch_size=64, steps=6000, peak_lr=2e-3),
-    "rnn-scaled-dot": TrainRecipe(
-        family="rnn", rnn_score="scaled_dot", batch_size=64, steps=6000, peak_lr=2e-3
-    ),
+    **{
+        f"rnn-{score.replace('_', '-')}": TrainRecipe(**RNN_RUN, rnn_score=score)
+        for score in ("additive", "none", "dot", "scaled_dot")
+    },
     # a seconds-long RNN run for tests
     "rnn-tiny": TrainRecipe(
         family="rnn",
@@ -150,13 +160,7 @@ RECIPES: dict[str, TrainRecipe] = {
         rnn_encoder_hidden=8,
         rnn_decoder_hidden=16,
         rnn_attention_dim=8,
-        steps=30,
-        batch_size=16,
-        warmup_steps=5,
-        eval_every=15,
-        eval_n=5,
-        final_eval_n=10,
-        checkpoint_every=10,
+        **TINY_RUN,
     ),
     "tiny": TrainRecipe(
         d_model=32,
@@ -164,13 +168,7 @@ RECIPES: dict[str, TrainRecipe] = {
         n_encoder_layers=1,
         n_decoder_layers=1,
         d_ff=64,
-        steps=30,
-        batch_size=16,
-        warmup_steps=5,
-        eval_every=15,
-        eval_n=5,
-        final_eval_n=10,
-        checkpoint_every=10,
+        **TINY_RUN,
     ),
 }
 

@@ -125,7 +125,7 @@ def test_a_long_output_is_elided_from_the_left_and_never_widens_the_window(harne
     harness.qtbot.wait(50)
     width = window.width()
     shown = "注意力" * 30 + "END"  # 93 characters: far wider than the window
-    window.show_output("Output:", shown, "ahead", "(step 93 of 93)")
+    window.output_label.show_output("Output:", shown, "ahead", "(step 93 of 93)")
     harness.qtbot.wait(50)
     label = window.output_label
     assert window.width() == width
@@ -133,5 +133,5 @@ def test_a_long_output_is_elided_from_the_left_and_never_widens_the_window(harne
     assert "END</b>" in label.text() and "…" in label.text() and "ahead" not in label.text()
     assert label.toolTip() == shown + "ahead"  # the whole output is a hover away
     # a short output is shown whole, with what comes after the shown step in grey
-    window.show_output("Output:", "abc", "def", "(step 3 of 6)")
+    window.output_label.show_output("Output:", "abc", "def", "(step 3 of 6)")
     assert "…" not in label.text() and "abc</b>" in label.text() and "def" in label.text()

@@ -1,0 +1,51 @@
+"""The output line beside the stepping buttons: what was generated, up to the shown step."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSizePolicy
+
+
+class OutputLine(QLabel):
+    """The output so far (bold), what comes after the shown step (grey) and the step.
+
+    A long output never widens the window (64 Chinese characters asked for 2,000 pixels, and
+    every view redrew at the new size): it is elided from the left instead, the whole output
+    in the tooltip.
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setStyleSheet("font-size: 14pt; padding: 2px;")
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def show_output(self, title: str, shown: str, ahead: str, where: str) -> None:
+        """Where it is wider than the line, the grey part goes first, then the output's start."""
+
+        def text(shown_part: str, ahead_part: str, cut: bool) -> str:
+            return (
+                f"{title} <b>{'…' if cut else ''}{html.escape(shown_part, quote=False)}</b>"
+                f"<span style='color:#888'>{html.escape(ahead_part, quote=False)}</span>"
+                f" <span style='color:#aaa; font-size:10pt'>{where}</span>"
+            )
+
+        self.setToolTip(shown + ahead)
+        room = self.width()
+        self.setText(text(shown, ahead, False))
+        if self.sizeHint().width() <= room or room <= 0:
+            return
+        self.setText(text(shown, "", False))
+        if self.sizeHint().width() <= room:
+            return
+        keep_low, keep_high = 0, len(shown)  # the most characters of the output's end that fit
+        while keep_low < keep_high:
+            keep = (keep_low + keep_high + 1) // 2
+            self.setText(text(shown[len(shown) - keep :], "", True))
+            if self.sizeHint().width() <= room:
+                keep_low = keep
+            else:
+                keep_high = keep - 1
+        self.setText(text(shown[len(shown) - keep_low :], "", True))
