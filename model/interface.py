@@ -37,7 +37,15 @@ Side = Literal["source", "target"]
 PositionalScheme = Literal["sinusoidal", "learned", "relative_bias", "none"]
 NormKind = Literal["layernorm", "rmsnorm", "none"]
 # the what-ifs a family may support, by the name of their field in ``Interventions``
-WHAT_IFS = ("no_positional", "no_scaling", "no_causal_mask", "zeroed_heads")
+WHAT_IFS = (
+    "no_positional",
+    "no_scaling",
+    "no_causal_mask",
+    "zeroed_heads",
+    "uniform_attention",
+    "attend_only",
+    "no_attention",
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,10 @@ class Interventions:
     no_causal_mask: bool = False  # decoder may see the future (only meaningful teacher-forced)
     zeroed_heads: frozenset[tuple[str, int, int]] = field(default_factory=frozenset)
     # each entry (kind, layer, head), kind a name of the family's kinds: that head's output is zeroed
+    # attention that weighs the source without looking at it (the RNN's, issue 14):
+    uniform_attention: bool = False  # every source position weighted 1/S
+    attend_only: int | None = None  # all the weight on this source position (0-based)
+    no_attention: bool = False  # the context is zero: the decoder sees no source through attention
 
     def is_zeroed(self, kind: str, layer: int, head: int) -> bool:
         return (kind, layer, head) in self.zeroed_heads
@@ -115,7 +127,7 @@ class FamilyInfo:
 
     family: str  # the family's registry name: "transformer"
     display_name: str  # "Transformer (Vaswani et al. 2017)"
-    kinds: tuple[AttentionKind, ...]
+    kinds: tuple[AttentionKind, ...]  # empty for a model without attention (then ``without_attention``)
     max_source_len: int  # tokens the encoder reads, special tokens included
     max_target_len: int  # tokens the decoder writes, <eos> included
     capabilities: Capabilities = field(default_factory=Capabilities)
@@ -123,6 +135,8 @@ class FamilyInfo:
     parameters: int = 0  # number of parameters
     d_model: int = 0  # width of the token vectors (what a positional table's rows hold)
     extras: dict[str, str] = field(default_factory=dict)  # recorded extras → what they hold
+    # what the views say instead of a heatmap, for a model with no kind of attention
+    without_attention: str = ""
 
     def kind(self, name: str) -> AttentionKind:
         for kind in self.kinds:
@@ -134,8 +148,8 @@ class FamilyInfo:
     def __post_init__(self) -> None:
         """Kinds and extras name arrays in records and traces: they must not collide."""
         names = [kind.name for kind in self.kinds]
-        if not names:
-            raise ValueError(f"{self.display_name}: a family needs at least one kind of attention")
+        if not names and not self.without_attention:
+            raise ValueError(f"{self.display_name}: a model without attention must say what it has instead")
         if len(set(names)) != len(names):
             raise ValueError(f"{self.display_name}: kinds of attention must have distinct names")
         extras = {f"{side}_{name}" for name in self.extras for side in ("enc", "dec")}
@@ -177,12 +191,18 @@ class FamilyInfo:
         return max((k.layers for k in self.kinds if k.queries == side), default=0)
 
     @property
+    def has_attention(self) -> bool:
+        return bool(self.kinds)
+
+    @property
     def max_layers(self) -> int:
-        return max(kind.layers for kind in self.kinds)
+        """The most layers of any kind; 0 without attention."""
+        return max((kind.layers for kind in self.kinds), default=0)
 
     @property
     def max_heads(self) -> int:
-        return max(kind.heads for kind in self.kinds)
+        """The most heads of any kind; 0 without attention."""
+        return max((kind.heads for kind in self.kinds), default=0)
 
 
 class Encoded(Protocol):

@@ -145,8 +145,8 @@ class Comparison:
             kind = a.kind if a.kind in b.kinds else b.kind
             if kind != b.kind:
                 b.set_kind(kind)
-            layer = min(a.layer, b.model.family.max_layers - 1)
-            head = None if a.head is None else min(a.head, b.model.family.max_heads - 1)
+            layer = max(0, min(a.layer, b.model.family.max_layers - 1))
+            head = None if a.head is None else max(0, min(a.head, b.model.family.max_heads - 1))
             self.following_view = True
             try:
                 b.select_head(layer, head)

@@ -42,6 +42,10 @@ from visualizer.window_parts import ExportMixin, HelpMixin, KindsMixin, Settings
 from visualizer.worker import WorkerBridge
 
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
+NO_ATTENTION_HINT = (
+    "Step through it as usual: the output, the Decoding and Beam search pages work. "
+    "Why attention shows what it cannot do."
+)
 
 
 class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow):
@@ -247,6 +251,13 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.views.setStretchFactor(0, 3)
         self.views.setStretchFactor(1, 2)
         attention_layout.addWidget(self.views, 1)
+        # in place of the grid and the head, for a model with no attention (the RNN without it)
+        self.no_attention_label = QLabel()
+        self.no_attention_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_attention_label.setWordWrap(True)
+        self.no_attention_label.setStyleSheet("font-size: 15px; color: #444; padding: 24px;")
+        self.no_attention_label.hide()
+        attention_layout.addWidget(self.no_attention_label, 1)
         self.pages.addTab(attention_page, "Attention heads")
         for entry in PANELS:  # placeholders until install_panels
             placeholder = QLabel(tr("Loading…", session.language))
@@ -365,6 +376,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.pages.setTabText(0, tr("Attention heads", language))
         self.translator.apply(language)
         self.retitle_kinds(language)
+        self.show_attention_or_reason()
         self.on_playing_changed(self.session.playing)
         self.on_cursor_changed(self.session.cursor)
 
@@ -402,6 +414,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
     # -- session events -------------------------------------------------------------------
     def on_model_changed(self, model) -> None:
         self.rebuild_kinds()
+        self.show_attention_or_reason()
         self.model_label.setText(f"{model.name} · {model.family.display_name} · {model.device}")
         if model.path is not None:
             self.remember_recent(model.path)
@@ -411,6 +424,16 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.cuda_action.setText("CUDA" if model.cuda_available else "CUDA (not available)")
         for action in self.device_actions.actions():
             action.setChecked(action.data() == self.session.device)
+
+    def show_attention_or_reason(self) -> None:
+        """The grid and the head, or, for a model without attention, what it has instead."""
+        model = self.session.model
+        reason = model.family.without_attention if model is not None else ""
+        language = self.session.language
+        if reason:
+            self.no_attention_label.setText(f"{tr(reason, language)}\n\n{tr(NO_ATTENTION_HINT, language)}")
+        self.no_attention_label.setVisible(bool(reason))
+        self.views.setVisible(not reason)
 
     def on_cursor_changed(self, cursor: int) -> None:
         snapshot = self.session.snapshot

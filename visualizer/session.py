@@ -120,8 +120,8 @@ class Session:
         """What the attention views show now; computed once per change, shared by the views."""
         from visualizer.views import attention_view
 
-        if self.snapshot is None:
-            return None
+        if self.snapshot is None or not self.snapshot.info.has_attention:
+            return None  # loading, or a model without attention (the views say so)
         kind = self.shown_kind
         key = (id(self.snapshot), kind, self.cursor)
         if self._view_key != key:
@@ -134,7 +134,7 @@ class Session:
         """The chosen kind; before the first step, when that kind has no row yet (the decoder's),
         the first kind computed once per source (the encoder's self-attention), so that the
         first screen shows what the model has already computed."""
-        if self.snapshot is None or self.cursor >= 0:
+        if self.snapshot is None or self.cursor >= 0 or not self.snapshot.info.has_attention:
             return self.kind
         info = self.snapshot.info
         if not info.kind(self.kind).per_step:
@@ -387,11 +387,12 @@ class Session:
         self.snapshot = None
         self.snapshot_changed.emit(None)
         self._set_cursor(-1, force=True)
-        self.layer = min(self.layer, model.family.max_layers - 1)
+        self.layer = max(0, min(self.layer, model.family.max_layers - 1))
         if self.head is not None:
-            self.head = min(self.head, model.family.max_heads - 1)
-        kind = model.family.resolve_kind(self.kind)  # "cross" means its attention over the source
-        if kind is None:
+            self.head = max(0, min(self.head, model.family.max_heads - 1))
+        # without attention there is nothing to choose: the kind is kept for the next model
+        kind = model.family.resolve_kind(self.kind) if model.family.has_attention else self.kind
+        if kind is None:  # "cross" resolved to its attention over the source, or a kind it lacks
             fallback = model.family.resolve_kind("cross") or model.kinds[0]
             if self.kind not in self.known_kinds:  # asked for by name (--view), not left by a model
                 self.message.emit(

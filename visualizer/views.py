@@ -56,13 +56,20 @@ def attention_view(snapshot: GenerationSnapshot, kind: str, step: int) -> Attent
     return AttentionView(kind, weights, weights.mean(1), queries, keys, n - 1 if n else None)
 
 
+def head_name(head: int | None, heads: int, language: str = "en") -> str:
+    """ "head 3", or for None the mean over heads ("head 1" where there is only one)."""
+    if head is None and heads > 1:
+        return tr("mean of heads", language)
+    return trf("head {n}", language, n=(head or 0) + 1)
+
+
 def describe_cell(
     view: AttentionView, layer: int, head: int | None, query: int, key: int, language: str = "en"
 ) -> str:
     """The hover text: which query, which key, what weight (head None = mean over heads)."""
     matrix = view.mean[layer] if head is None else view.weights[layer, head]
     weight = matrix[query, key]
-    who = tr("mean of heads", language) if head is None else trf("head {n}", language, n=head + 1)
+    who = head_name(head, view.heads, language)
     value = tr("masked (future)", language) if np.isnan(weight) else f"{weight:.3f}"
     return trf(
         "layer {layer}, {who}: query {query} {query_token} → key {key} {key_token}: {value}",

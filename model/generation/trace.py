@@ -185,7 +185,10 @@ def model_summary(info: FamilyInfo) -> dict:
         }
         for kind in info.kinds
     }
-    return {"family": info.family, "model": info.display_name, "kinds": kinds, "config": info.config}
+    described = {"family": info.family, "model": info.display_name, "kinds": kinds, "config": info.config}
+    if not info.has_attention:
+        described["without_attention"] = info.without_attention
+    return described
 
 
 def interventions_dict(interventions) -> dict:
@@ -194,6 +197,9 @@ def interventions_dict(interventions) -> dict:
         "no_scaling": interventions.no_scaling,
         "no_causal_mask": interventions.no_causal_mask,
         "zeroed_heads": sorted(list(h) for h in interventions.zeroed_heads),
+        "uniform_attention": interventions.uniform_attention,
+        "attend_only": interventions.attend_only,
+        "no_attention": interventions.no_attention,
     }
 
 

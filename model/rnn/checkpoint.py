@@ -138,11 +138,6 @@ def load_rnn_checkpoint(path: str | Path, device: str = "auto") -> RNNFamily:
     path = Path(path)
     torch_device, notice = resolve_device(device)
     model, tokenizer, info = read_rnn_checkpoint(path)
-    if model.config.score == "none":
-        raise CheckpointError(
-            "an RNN without attention has no attention to show, and this version of the app "
-            "needs at least one kind of attention to open a model"
-        )
     try:
         model.to(torch_device)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as error:

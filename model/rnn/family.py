@@ -4,8 +4,12 @@
 One kind of attention, ``alignment``: the decoder's weights over the source at each step
 (1 layer × 1 head, as in Bahdanau et al.'s alignment figures), with its raw scores. The
 cache is the list of decoder states so far (newest last), so stepping back is a slice. The
-no-attention variant has no kind at all, which the interface does not allow yet: it is
-refused when opened (``model.rnn.checkpoint``), with that reason.
+no-attention variant has no kind at all; its description says so (``without_attention``).
+
+The what-ifs replace the weights α_i the decoder uses at every step, for every decoding
+path (stepping, beam search, teacher forcing): uniform (1/S on every real source token), all
+on one source position (clamped to the source's last token), or none (α = 0, so the context
+Σ_j α_ij h_j is zero). The views then show the weights the decoder actually used.
 """
 
 from __future__ import annotations
@@ -46,21 +50,50 @@ DISPLAY_NAMES = {
 }
 
 
+NO_ATTENTION = "this model has no attention: the decoder sees only the final encoder state"
+WEIGHT_WHAT_IFS = frozenset(("uniform_attention", "attend_only", "no_attention"))
+
+
 def describe(config: RNNConfig, parameters: int = 0) -> FamilyInfo:
-    """The description of an RNN of ``config`` (one with attention: see the module docstring)."""
-    if config.score == "none":
-        raise ValueError("the RNN without attention has no kind of attention to show yet")
+    """The description of an RNN of ``config``."""
+    attends = config.score != "none"
+    kinds = (
+        (AttentionKind("alignment", ALIGNMENT_TITLES[config.score], 1, 1, "target", "source"),)
+        if attends
+        else ()
+    )
     return FamilyInfo(
         family=FAMILY,
         display_name=DISPLAY_NAMES[config.score],
-        kinds=(AttentionKind("alignment", ALIGNMENT_TITLES[config.score], 1, 1, "target", "source"),),
+        kinds=kinds,
         max_source_len=config.max_len,
         max_target_len=config.max_len,
-        capabilities=Capabilities(scores=True, gradients=True, teacher_forcing=True, padded_batch=True),
+        capabilities=Capabilities(
+            scores=attends,
+            gradients=True,
+            teacher_forcing=True,
+            padded_batch=True,
+            what_ifs=WEIGHT_WHAT_IFS if attends else frozenset(),
+        ),
         config=config.to_dict(),
         parameters=parameters,
         d_model=config.embed_dim,
+        without_attention="" if attends else NO_ATTENTION,
     )
+
+
+def override_weights(interventions: Interventions, pad_mask: Tensor) -> Tensor | None:
+    """The (B, S) weights the what-ifs put in place of α_i, or None to keep the model's own."""
+    real = (~pad_mask).float()  # (B, S) 1 at every source token
+    if interventions.no_attention:
+        return torch.zeros_like(real)
+    if interventions.uniform_attention:
+        return real / real.sum(dim=-1, keepdim=True)
+    if interventions.attend_only is not None:
+        last = real.sum(dim=-1).long() - 1  # (B,) each source's last real position
+        position = torch.clamp(torch.full_like(last, max(0, interventions.attend_only)), max=last)
+        return torch.nn.functional.one_hot(position, pad_mask.shape[1]).float()  # (B, S)
+    return None
 
 
 @dataclass(eq=False)
@@ -94,12 +127,18 @@ class RNNFamily(ModelFamily):
     def start(self, encoded: EncodeOutput) -> list[Tensor]:
         return [self.model.start_state(encoded.state)]  # (1, D): the states so far, newest last
 
+    def weights_override(self, interventions: Interventions, pad_mask: Tensor) -> Tensor | None:
+        if not self.model.attends:  # nothing to replace: the what-ifs are not offered
+            return None
+        return override_weights(interventions, pad_mask)
+
     @torch.no_grad()
     def step(self, token_id, encoded, cache, interventions, capture) -> StepOutput:
         tokens = torch.tensor([token_id], device=self.device)
-        out = self.model.step(tokens, cache[-1], encoded.state)
+        override = self.weights_override(interventions, encoded.state.pad_mask)
+        out = self.model.step(tokens, cache[-1], encoded.state, override)
         result = StepOutput(out.logits[0], [*cache, out.state])
-        if capture:
+        if capture and out.weights is not None:
             result.attention["alignment"] = out.weights[0][None, None, :]  # (L=1, H=1, S)
         return result
 
@@ -118,7 +157,7 @@ class RNNFamily(ModelFamily):
         )
         state = cache[-1].index_select(0, torch.tensor(list(parents), device=self.device))
         tokens = torch.tensor(list(token_ids), device=self.device)
-        out = self.model.step(tokens, state, batched)
+        out = self.model.step(tokens, state, batched, self.weights_override(interventions, batched.pad_mask))
         return torch.log_softmax(out.logits, dim=-1), [out.state]
 
     def greedy_texts(self, sources: Sequence[str]) -> list[str]:
@@ -129,7 +168,10 @@ class RNNFamily(ModelFamily):
 
     @torch.no_grad()
     def teacher_force(self, encoded, tgt_in: Tensor, tgt_pad: Tensor, interventions) -> TeacherForcedOutput:
-        logits, weights, scores = self.model.teacher_force(encoded.state, tgt_in)
+        override = self.weights_override(interventions, encoded.pad_mask)
+        logits, weights, scores = self.model.teacher_force(encoded.state, tgt_in, override)
+        if weights is None:  # the model without attention
+            return TeacherForcedOutput(logits)
         batch, length = tgt_in.shape
         masks = encoded.pad_mask[:, None, :].expand(batch, length, -1)  # (B, T, S): padding keys
         return TeacherForcedOutput(

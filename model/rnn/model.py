@@ -39,7 +39,7 @@ class RNNEncoded:
 
 @dataclass
 class RNNStep:
-    logits: torch.Tensor  # (B, V)
+    logits: torch.Tensor | None  # (B, V); None from ``advance``
     state: torch.Tensor  # (B, D) s_i
     context: torch.Tensor  # (B, 2H) c_i
     weights: torch.Tensor | None  # (B, S) α_i; None without attention
@@ -103,6 +103,19 @@ class RNNSeq2Seq(nn.Module):
         ``weights_override`` (B, S), for what-ifs, replaces the attention weights α_i.
         """
         embedded = self.embedding(token)  # (B, E)
+        features, out = self.advance(embedded, state, encoded, weights_override)
+        out.logits = self.output(features)
+        return out
+
+    def advance(
+        self,
+        embedded: torch.Tensor,
+        state: torch.Tensor,
+        encoded: RNNEncoded,
+        weights_override: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, RNNStep]:
+        """One step up to the output layer: its input [s_i; c_i; E y_{i-1}] (B, D + 2H + E) and
+        the step without logits (teacher forcing applies the output layer once to all steps)."""
         if self.attends:
             scores = self.attention_scores(state, encoded)
             masked = scores.masked_fill(encoded.pad_mask, float("-inf"))
@@ -112,23 +125,27 @@ class RNNSeq2Seq(nn.Module):
             scores = weights = None
             context = encoded.summary
         new_state = self.decoder(torch.cat([embedded, context], dim=-1), state)
-        logits = self.output(torch.cat([new_state, context, embedded], dim=-1))
-        return RNNStep(logits, new_state, context, weights, scores)
+        features = torch.cat([new_state, context, embedded], dim=-1)
+        return features, RNNStep(None, new_state, context, weights, scores)
 
     def teacher_force(
-        self, encoded: RNNEncoded, tgt_in: torch.Tensor
+        self, encoded: RNNEncoded, tgt_in: torch.Tensor, weights_override: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
-        """``tgt_in`` (B, T) (<bos> + target): logits (B, T, V), weights and scores (B, T, S)."""
+        """``tgt_in`` (B, T) (<bos> + target): logits (B, T, V), weights and scores (B, T, S).
+
+        ``weights_override`` (B, S) replaces the attention weights at every step (what-ifs)."""
         state = self.start_state(encoded)
-        logits, weights, scores = [], [], []
+        embedded = self.embedding(tgt_in)  # (B, T, E), looked up once for all steps
+        features, weights, scores = [], [], []
         for position in range(tgt_in.shape[1]):
-            out = self.step(tgt_in[:, position], state, encoded)
+            step_features, out = self.advance(embedded[:, position], state, encoded, weights_override)
             state = out.state
-            logits.append(out.logits)
+            features.append(step_features)
             if out.weights is not None:
                 weights.append(out.weights)
                 scores.append(out.scores)
-        stacked_logits = torch.stack(logits, dim=1)  # (B, T, V)
+        # one output layer over all steps: the same logits as step by step, in one matmul
+        stacked_logits = self.output(torch.stack(features, dim=1))  # (B, T, V)
         if not weights:
             return stacked_logits, None, None
         return stacked_logits, torch.stack(weights, dim=1), torch.stack(scores, dim=1)

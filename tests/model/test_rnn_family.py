@@ -13,11 +13,12 @@ from model.core.errors import CheckpointError
 from model.generation.decoding import DecodingSettings
 from model.generation.engine import GenerationEngine
 from model.generation.trace import generation_arrays, generation_summary, write_trace
+from model.interface import Interventions
 from model.probes.teacher_forcing import teacher_force, teacher_force_batch
 from model.registry import open_model
 from model.rnn.checkpoint import save_rnn_checkpoint
 from model.rnn.config import SCORE_KINDS, RNNConfig
-from model.rnn.family import RNNFamily
+from model.rnn.family import NO_ATTENTION, RNNFamily
 from model.rnn.model import RNNSeq2Seq
 from model.tasks.train import default_tokenizer
 from model.transformer.family import TransformerFamily
@@ -127,13 +128,78 @@ def test_panels_that_need_what_an_rnn_lacks_say_why(rnn):
         assert ENTRIES[key].unsupported(rnn.info) is None, key
 
 
-def test_bad_rnn_checkpoints_are_refused_in_one_line(tmp_path):
+def test_the_rnn_without_attention_opens_steps_and_traces_with_no_attention_array(tmp_path):
     model, tokenizer = small_rnn("none")
     path = tmp_path / "plain.safetensors"
     save_rnn_checkpoint(path, model, tokenizer)
-    with pytest.raises(CheckpointError, match="without attention") as caught:
-        open_model(path, "cpu")
-    assert "\n" not in str(caught.value)
+    plain = open_model(path, "cpu")
+    assert plain.info.kinds == () and not plain.info.has_attention
+    assert plain.info.without_attention == NO_ATTENTION
+    assert plain.info.max_layers == 0 and plain.info.resolve_kind("cross") is None
+    assert plain.info.capabilities.what_ifs == frozenset() and not plain.info.capabilities.scores
+    engine = GenerationEngine(plain, SOURCE)
+    engine.run_to_end()
+    assert all(step.attention == {} for step in engine.steps)
+    assert engine.output_text() == plain.greedy_texts([SOURCE])[0]  # the batched decoder agrees
+    n = 5
+    [item] = teacher_force_batch(plain, [SOURCE], [engine.output_ids[:n]])
+    np.testing.assert_allclose(item.logits[:n], np.stack([s.logits for s in engine.steps[:n]]), atol=1e-4)
+    assert item.attention == {}
+    arrays = generation_arrays(engine.snapshot())
+    assert not {"alignment", "enc_self", "dec_self", "cross"} & set(arrays)
+    _npz, json_path = write_trace(tmp_path / "plain", arrays, generation_summary(engine.snapshot()))
+    described = json.loads(json_path.read_text())
+    assert described["kinds"] == {} and described["without_attention"] == NO_ATTENTION
+
+
+@torch.no_grad()
+@pytest.mark.parametrize(
+    "what_if",
+    [
+        Interventions(uniform_attention=True),
+        Interventions(attend_only=2),
+        Interventions(attend_only=99),  # past the end: the source's last token
+        Interventions(no_attention=True),
+    ],
+    ids=["uniform", "one-position", "one-position-clamped", "none"],
+)
+def test_each_attention_what_if_feeds_the_decoder_the_weights_it_names(rnn, what_if):
+    engine = GenerationEngine(rnn, SOURCE, interventions=what_if)
+    for _ in range(4):
+        engine.step()
+    ids = rnn.tokenizer.encode_source(SOURCE).ids
+    S = len(ids)
+    if what_if.uniform_attention:
+        expected = np.full(S, 1 / S)
+    elif what_if.no_attention:
+        expected = np.zeros(S)
+    else:
+        expected = np.eye(S)[min(what_if.attend_only, S - 1)]
+    # the decoder, written out: the context is Σ_j α_j h_j with the what-if's α at every step
+    model = rnn.model
+    encoded = model.encode(torch.tensor([ids]), torch.zeros(1, S, dtype=torch.bool))
+    context = torch.from_numpy(expected).float() @ encoded.states[0]  # (2H,)
+    state = model.start_state(encoded)[0]
+    for step in engine.steps:
+        np.testing.assert_allclose(step.attention["alignment"][0, 0], expected, atol=1e-6)
+        embedded = model.embedding.weight[step.input_id]
+        state = model.decoder(torch.cat([embedded, context])[None], state[None])[0]
+        logits = model.output(torch.cat([state, context, embedded]))
+        np.testing.assert_allclose(step.logits, logits.numpy(), atol=1e-4)
+    # teacher forcing and beam search apply it too
+    [item] = teacher_force_batch(rnn, [SOURCE], [engine.output_ids], interventions=what_if)
+    forced = item.attention["alignment"].weights[0, 0, :4]  # [T, S]
+    np.testing.assert_allclose(forced, np.tile(expected, (4, 1)), atol=1e-6)
+    np.testing.assert_allclose(item.logits[:4], np.stack([s.logits for s in engine.steps]), atol=1e-4)
+    one_beam = DecodingSettings(strategy="beam", beam_width=1)
+    beam = GenerationEngine(rnn, SOURCE, one_beam, interventions=what_if)
+    beam.run_to_end()
+    greedy = GenerationEngine(rnn, SOURCE, interventions=what_if)
+    greedy.run_to_end()
+    assert beam.output_ids == greedy.output_ids
+
+
+def test_bad_rnn_checkpoints_are_refused_in_one_line(tmp_path):
     model, tokenizer = small_rnn("additive")
     broken = {name: tensor.clone() for name, tensor in model.state_dict().items()}
     broken["output.weight"] = broken["output.weight"][:, :-1].contiguous()

@@ -105,3 +105,51 @@ def test_an_rnn_with_attention_runs_in_the_window_and_every_page_shows_or_says_w
     masks = next(panel for panel in window.panels if panel.key == "masks")
     assert masks.items is not None  # the alignment scores, mask and weights, teacher-forced
     np.testing.assert_allclose(masks.cells[(0, "softmax")].shown.sum(-1), 1.0, atol=1e-5)
+
+
+@pytest.fixture
+def plain_rnn_window(qtbot, settings, tmp_path):
+    import torch
+
+    from model.rnn.checkpoint import save_rnn_checkpoint
+    from model.rnn.config import RNNConfig
+    from model.rnn.model import RNNSeq2Seq
+    from model.tasks.train import default_tokenizer
+
+    torch.manual_seed(0)
+    tokenizer = default_tokenizer()
+    config = RNNConfig(
+        vocab_size=len(tokenizer), score="none", embed_dim=8, encoder_hidden=8, decoder_hidden=16, max_len=24
+    )
+    path = tmp_path / "plain.safetensors"
+    save_rnn_checkpoint(path, RNNSeq2Seq(config, tokenizer.pad_id).eval(), tokenizer)
+    yield from window_on(qtbot, settings, path)
+
+
+def test_an_rnn_without_attention_steps_and_says_it_has_no_attention(
+    plain_rnn_window, qtbot, tiny_checkpoint_path
+):
+    from model.rnn.family import NO_ATTENTION
+
+    window, session = plain_rnn_window.window, plain_rnn_window.session
+    assert tab_names(window) == [] and session.attention() is None
+    for _ in range(3):
+        qtbot.keyClick(window.grid, Qt.Key.Key_Right)
+        plain_rnn_window.wait_idle()
+    assert len(session.snapshot.steps) == 3 and session.cursor == 2
+    assert not window.views.isVisible() and window.no_attention_label.isVisible()
+    assert window.no_attention_label.text().startswith(NO_ATTENTION)
+    session.set_language("zh")
+    assert window.no_attention_label.text().startswith("这个模型没有注意力")
+    session.set_language("en")
+    reasons = {}
+    for entry, page in zip(PANELS, window.panel_pages, strict=True):
+        window.show_panel(entry.key)
+        plain_rnn_window.wait_idle()
+        reasons[entry.key] = page.reason.text() if not page.shows_panel else None
+    assert reasons["masks"].endswith(f": {NO_ATTENTION}.")
+    assert reasons["decoding"] is None and reasons["beam"] is None
+    # the next model with attention brings the grid back, with its own kinds
+    plain_rnn_window.open(tiny_checkpoint_path)
+    assert tab_names(window) == ["enc_self", "dec_self", "cross"]
+    assert not window.views.isHidden() and window.no_attention_label.isHidden()

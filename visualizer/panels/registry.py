@@ -29,6 +29,8 @@ def needs_nothing(_info: FamilyInfo) -> str | None:
 
 def needs_scores(info: FamilyInfo) -> str | None:
     capabilities = info.capabilities
+    if not info.has_attention:
+        return info.without_attention
     if not capabilities.scores:
         return "this model does not expose its raw attention scores, so there is no mask to show on them"
     if not capabilities.teacher_forcing:

@@ -535,5 +535,13 @@
         <source>step {n}: {token} ({how})</source>
         <translation>第 {n} 步：{token}（{how}）</translation>
     </message>
+    <message>
+        <source>this model has no attention: the decoder sees only the final encoder state</source>
+        <translation>这个模型没有注意力：解码器只看到编码器的最终状态</translation>
+    </message>
+    <message>
+        <source>Step through it as usual: the output, the Decoding and Beam search pages work. Why attention shows what it cannot do.</source>
+        <translation>照常逐步运行：输出、解码和束搜索页面都能使用。“为什么需要注意力”一页展示它做不到的事。</translation>
+    </message>
 </context>
 </TS>

@@ -118,7 +118,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         """The RGBA pixels of one cell as drawn ([cell, cell, 4])."""
         assert self.image.image is not None and self.layout_ is not None
         layout = self.layout_
-        column = self.view.heads if head is MEAN else head
+        column = min(mean_column(layout), layout.columns - 1) if head is MEAN else head
         y, x = layer * layout.pitch, column * layout.pitch
         return self.image.image[y : y + layout.cell, x : x + layout.cell]
 
@@ -182,7 +182,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
 
     def new_layout(self, view: AttentionView) -> MosaicLayout:
         queries, keys = view.weights.shape[2:]
-        columns = view.heads + 1
+        columns = view.heads + 1 if view.heads > 1 else 1  # one head is its own mean: no mean column
         return MosaicLayout(view.layers, columns, queries, keys, self.max_cell(view.layers, columns))
 
     def draw(self) -> None:
@@ -222,7 +222,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         index = np.empty(cells.shape, np.uint16)  # (L, cell, H+1, cell)
         by_cell = index.transpose(0, 2, 1, 3)  # (L, H+1, cell, cell)
         colour_index(pooled(view.weights, layout), out=by_cell[:, : view.heads])
-        colour_index(pooled(view.mean, layout), out=by_cell[:, view.heads])
+        if layout.columns > view.heads:
+            colour_index(pooled(view.mean, layout), out=by_cell[:, view.heads])
         np.take(self.table, index, out=cells, mode="clip")
         return self.mosaic
 
@@ -232,7 +233,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         ("H1", "mean") instead of running into its neighbour. Creating pyqtgraph TextItems is
         what costs (about 1 ms each), so texts are replaced only when they change."""
         self.fit_range(layout)
-        heads = layout.columns - 1
+        heads = mean_column(layout)  # past the last column when there is no mean column
         language = self.session.language
         texts = [
             tr("mean of heads", language) if column == heads else trf("head {n}", language, n=column + 1)
@@ -392,7 +393,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if layout is None:
             return
         head = self.session.head
-        column = layout.columns - 1 if head is MEAN else head
+        column = min(mean_column(layout), layout.columns - 1) if head is MEAN else head
         layer = min(self.session.layer, layout.layers - 1)
         self.selection.setRect(QRectF(column * layout.pitch, layer * layout.pitch, layout.cell, layout.cell))
 
@@ -408,7 +409,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if found is None:
             return None
         layer, column, rows, keys = found
-        head = MEAN if column == layout.columns - 1 else column
+        head = MEAN if column == mean_column(layout) else column
         query, key = peak(self.cell_matrix(layer, head), rows, keys)
         return layer, head, query, key
 
@@ -434,3 +435,9 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         x = column * layout.pitch + (x_pixels[0] + x_pixels[-1] + 1) / 2
         y = layer * layout.pitch + (y_pixels[0] + y_pixels[-1] + 1) / 2
         return self.viewbox.mapViewToScene(pg.Point(x, y))
+
+
+def mean_column(layout: MosaicLayout) -> int:
+    """The column of the mean over heads: the last, after the heads; a single head has none
+    (its mean is itself), and then this is 1, past its only column."""
+    return layout.columns - 1 if layout.columns > 1 else 1

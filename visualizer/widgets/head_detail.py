@@ -9,7 +9,7 @@ from PySide6.QtCore import Signal
 from visualizer.events import Subscriptions
 from visualizer.i18n import tr, trf
 from visualizer.session import Session
-from visualizer.views import AttentionView, describe_cell
+from visualizer.views import AttentionView, describe_cell, head_name
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 
@@ -71,7 +71,7 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         self.matrix.show_matrix(self.shown, view.current_row)
         self.matrix.set_ticks(view.query_labels, view.key_labels)
         language = session.language
-        who = tr("mean of heads", language) if head is None else trf("head {n}", language, n=head + 1)
+        who = head_name(head, view.heads, language)
         step = (
             tr("before the first step", language)
             if session.cursor < 0

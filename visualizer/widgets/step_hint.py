@@ -15,14 +15,18 @@ TEXT = {
         "instead": "Nothing generated yet: shown is <b>{shown}</b>, computed when the model read the "
         "source. ",
         "keys": "<b>→</b> one token · <b>Space</b> play · <b>End</b> run to the end",
-        "later": "click a head to enlarge it · hover a cell to read its weight · <b>M</b> the mean of "
-        "the heads · <b>1</b>, <b>2</b>, <b>3</b> the kinds of attention",
+        "later": "click a head to enlarge it · hover a cell to read its weight",
+        "heads": " · <b>M</b> the mean of the heads",
+        "kinds": " · <b>1</b> … <b>{n}</b> the kinds of attention",
+        "none": "<b>→</b> one token · <b>←</b> back · <b>End</b> run to the end",
     },
     "zh": {
         "instead": "还没有生成词元：这里显示的是模型读入输入时算好的<b>{shown}</b>。",
         "keys": "<b>→</b> 生成一个词元 · <b>空格</b> 播放 · <b>End</b> 运行到结束",
-        "later": "点击一个头可放大 · 悬停在格子上可读出权重 · <b>M</b> 各头平均 · "
-        "<b>1</b>、<b>2</b>、<b>3</b> 切换注意力类型",
+        "later": "点击一个头可放大 · 悬停在格子上可读出权重",
+        "heads": " · <b>M</b> 各头平均",
+        "kinds": " · <b>1</b> … <b>{n}</b> 切换注意力类型",
+        "none": "<b>→</b> 生成一个词元 · <b>←</b> 后退 · <b>End</b> 运行到结束",
     },
 }
 
@@ -62,9 +66,10 @@ class StepHint(QLabel):
             self.setText("")
             return
         if session.cursor >= 0:
-            if self.text() != words["later"]:  # a style sheet set on every step would re-polish
+            later = reminder(words, session.snapshot.info)
+            if self.text() != later:  # a style sheet set on every step would re-polish
                 self.setStyleSheet(AFTER_STYLE)
-                self.setText(words["later"])
+                self.setText(later)
             return
         if self.styleSheet() != BEFORE_STYLE:
             self.setStyleSheet(BEFORE_STYLE)
@@ -74,3 +79,16 @@ class StepHint(QLabel):
             shown = html.escape(info.kind(session.shown_kind).title)
             text = words["instead"].format(shown=shown) + text
         self.setText(text)
+
+
+def reminder(words: dict[str, str], info) -> str:
+    """What the grid answers to, naming only what this model has: the mean of several heads,
+    the number keys of several kinds; the stepping keys for a model without attention."""
+    if not info.has_attention:
+        return words["none"]
+    text = words["later"]
+    if info.max_heads > 1:
+        text += words["heads"]
+    if len(info.kinds) > 1:
+        text += words["kinds"].format(n=len(info.kinds))
+    return text
