@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
@@ -72,6 +72,12 @@ class Interventions:
     @property
     def active(self) -> bool:
         return self != Interventions()
+
+    def limited_to(self, what_ifs: frozenset[str]) -> Interventions:
+        """These what-ifs without those not named in ``what_ifs`` (a model that lacks them)."""
+        return replace(
+            self, **{name: getattr(NO_INTERVENTIONS, name) for name in WHAT_IFS if name not in what_ifs}
+        )
 
 
 NO_INTERVENTIONS = Interventions()

@@ -60,3 +60,31 @@ def save_large_checkpoint(path: Path) -> Path:
     )
     save_checkpoint(path, Transformer(config), tokenizer)
     return path
+
+
+def small_rnn(score: str = "additive", seed: int = 0, max_len: int = 24):
+    """A small random-weight RNN encoder-decoder (``score``: none, additive, dot, scaled_dot)."""
+    from model.rnn.config import RNNConfig
+    from model.rnn.model import RNNSeq2Seq
+
+    tokenizer = default_tokenizer()
+    torch.manual_seed(seed)
+    config = RNNConfig(
+        vocab_size=len(tokenizer),
+        score=score,
+        embed_dim=8,
+        encoder_hidden=8,
+        decoder_hidden=16,
+        attention_dim=8,
+        max_len=max_len,
+    )
+    return RNNSeq2Seq(config, tokenizer.pad_id).eval(), tokenizer
+
+
+def write_small_rnn(path: Path, score: str = "additive", seed: int = 0) -> Path:
+    """``small_rnn`` saved as a checkpoint at ``path``."""
+    from model.rnn.checkpoint import save_rnn_checkpoint
+
+    model, tokenizer = small_rnn(score, seed)
+    save_rnn_checkpoint(path, model, tokenizer, {"recipe_name": "test"})
+    return path

@@ -5,6 +5,7 @@
     attnviz trace --text "reverse: abc" --out t.npz   record a generation
     attnviz train --config default --out PATH         train a model
     attnviz eval --checkpoint PATH [--n 1000]         exact-match accuracy per task
+    attnviz eval --checkpoint PATH --by-length        exact match for every input length
     attnviz bench [--quick] [--json out.json]         speed against the peers, and the budgets
 
 No command replaces an existing file unless given --overwrite.
@@ -58,7 +59,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--panel",
-        choices=("attention", "masks", "positions", "scaling", "layernorm", "decoding", "beam"),
+        choices=(
+            "attention",
+            "masks",
+            "positions",
+            "scaling",
+            "layernorm",
+            "decoding",
+            "beam",
+            "why_attention",
+        ),
         help="page to show: the attention grid or a concept panel",
     )
     parser.add_argument("--language", choices=("en", "zh"), help="language of the explanations")
@@ -97,6 +107,17 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", type=Path, help="also write the report as JSON")
     evaluate.add_argument(
         "--heads", action="store_true", help="also measure what each cross-attention head does"
+    )
+    evaluate.add_argument(
+        "--by-length",
+        action="store_true",
+        help="instead: exact match for every input length, each to a ±3 %% interval (see --task)",
+    )
+    evaluate.add_argument(
+        "--task", choices=("reverse", "sort"), default="reverse", help="with --by-length: the task"
+    )
+    evaluate.add_argument(
+        "--max-length", type=int, default=48, help="with --by-length: the longest input length measured"
     )
     add_overwrite_option(evaluate, subcommand=True)
 
@@ -279,6 +300,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         refuse_to_overwrite(args, args.json)
     checkpoint = load(args)
+    if args.by_length:
+        return eval_by_length(args, checkpoint)
     report = evaluate_model(checkpoint, args.n, seed=args.seed)
     print(report.table())
     below = [key for key in [*report.total, *report.distances] if report.met(key) is False]
@@ -292,6 +315,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(roles.table())
     if args.json:
         args.json.write_text(json.dumps(report.to_dict(), indent=1))
+    return 0
+
+
+def eval_by_length(args: argparse.Namespace, checkpoint) -> int:
+    import json
+
+    from model.tasks.by_length import measure_by_length
+
+    def progress(length: int, total: int) -> None:
+        print(
+            f"\rlength {length} of {total}", end="" if length < total else "\n", file=sys.stderr, flush=True
+        )
+
+    name = Path(checkpoint.path).name if checkpoint.path is not None else checkpoint.info.display_name
+    try:
+        curve = measure_by_length(
+            checkpoint, args.task, name=name, seed=args.seed, max_length=args.max_length, progress=progress
+        )
+    except ValueError as error:
+        raise UsageError(f"attnviz eval: {error}") from None
+    print(curve.table())
+    if args.json:
+        args.json.write_text(json.dumps(curve.to_dict(), indent=1))
     return 0
 
 

@@ -96,6 +96,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
             (session.language_changed, self.on_language_changed),
             (session.acted, self.on_acted),
             (session.snapshot_changed, self.on_snapshot_changed),
+            (session.compare_requested, self.compare_with),
         )
         self.hover_source: str | None = None  # the source the hover readout was read from
         self.restore_settings()

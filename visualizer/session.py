@@ -64,6 +64,7 @@ class Session:
         self.computed_changed = Signal()  # (key) a panel's computation arrived
         self.language_changed = Signal()  # (language) "en" or "zh"
         self.acted = Signal()  # () the user asked for something: earlier messages are stale
+        self.compare_requested = Signal()  # (Path) a panel asks the window to step this model beside
 
         self.model: ModelInfo | None = None
         self.snapshot: GenerationSnapshot | None = None
@@ -175,9 +176,15 @@ class Session:
         self.restart(steps=self.cursor + 1)
 
     def set_interventions(self, interventions: Interventions) -> None:
+        """Regenerate the shown steps with these what-ifs (those the model applies)."""
         self.acted.emit()
         self.interventions = interventions
         self.restart(steps=self.cursor + 1)
+
+    def request_compare(self, path: Path) -> None:
+        """Ask the window to open ``path`` on the Compare page, stepped beside this model."""
+        self.acted.emit()
+        self.compare_requested.emit(Path(path))
 
     def restart(self, steps: int = 0, forced: tuple[int | None, ...] = ()) -> None:
         self._queued_steps = 0
@@ -381,6 +388,8 @@ class Session:
         kept = self.snapshot.steps[:keep_steps] if same_model and self.snapshot is not None else ()
         forced = tuple(step.token_id if step.forced else None for step in kept)
         self.model = model
+        # what-ifs the new model cannot apply would only mislabel its pictures
+        self.interventions = self.interventions.limited_to(model.family.capabilities.what_ifs)
         self.computed.clear()
         self.failed.clear()
         self._computing.clear()  # requests run in order: none for the old model is still coming

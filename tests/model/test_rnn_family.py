@@ -17,29 +17,13 @@ from model.interface import Interventions
 from model.probes.teacher_forcing import teacher_force, teacher_force_batch
 from model.registry import open_model
 from model.rnn.checkpoint import save_rnn_checkpoint
-from model.rnn.config import SCORE_KINDS, RNNConfig
+from model.rnn.config import SCORE_KINDS
 from model.rnn.family import NO_ATTENTION, RNNFamily
-from model.rnn.model import RNNSeq2Seq
-from model.tasks.train import default_tokenizer
 from model.transformer.family import TransformerFamily
+from tests.factories import small_rnn
 from visualizer.panels.registry import ENTRIES
 
 SOURCE = "reverse: abcdef"
-
-
-def small_rnn(score: str = "additive", seed: int = 0) -> tuple[RNNSeq2Seq, object]:
-    torch.manual_seed(seed)
-    tokenizer = default_tokenizer()
-    config = RNNConfig(
-        vocab_size=len(tokenizer),
-        score=score,
-        embed_dim=8,
-        encoder_hidden=8,
-        decoder_hidden=16,
-        attention_dim=8,
-        max_len=24,
-    )
-    return RNNSeq2Seq(config, tokenizer.pad_id).eval(), tokenizer
 
 
 @pytest.fixture(params=["additive", "dot", "scaled_dot"])

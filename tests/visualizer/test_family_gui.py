@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 
 from model.generation.engine import GenerationEngine
 from model.registry import open_model
+from tests.factories import write_small_rnn
 from tests.families.toy import HEADS
 from tests.visualizer.conftest import window_on
 from visualizer.panels.registry import PANELS
@@ -68,21 +69,7 @@ def test_loading_the_transformer_after_the_toy_restores_everything(toy_window, t
 
 @pytest.fixture
 def rnn_window(qtbot, settings, tmp_path):
-    import torch
-
-    from model.rnn.checkpoint import save_rnn_checkpoint
-    from model.rnn.config import RNNConfig
-    from model.rnn.model import RNNSeq2Seq
-    from model.tasks.train import default_tokenizer
-
-    torch.manual_seed(0)
-    tokenizer = default_tokenizer()
-    config = RNNConfig(
-        vocab_size=len(tokenizer), embed_dim=8, encoder_hidden=8, decoder_hidden=16, max_len=24
-    )
-    path = tmp_path / "rnn.safetensors"
-    save_rnn_checkpoint(path, RNNSeq2Seq(config, tokenizer.pad_id).eval(), tokenizer)
-    yield from window_on(qtbot, settings, path)
+    yield from window_on(qtbot, settings, write_small_rnn(tmp_path / "rnn.safetensors"))
 
 
 def test_an_rnn_with_attention_runs_in_the_window_and_every_page_shows_or_says_why(rnn_window, qtbot):
@@ -109,21 +96,7 @@ def test_an_rnn_with_attention_runs_in_the_window_and_every_page_shows_or_says_w
 
 @pytest.fixture
 def plain_rnn_window(qtbot, settings, tmp_path):
-    import torch
-
-    from model.rnn.checkpoint import save_rnn_checkpoint
-    from model.rnn.config import RNNConfig
-    from model.rnn.model import RNNSeq2Seq
-    from model.tasks.train import default_tokenizer
-
-    torch.manual_seed(0)
-    tokenizer = default_tokenizer()
-    config = RNNConfig(
-        vocab_size=len(tokenizer), score="none", embed_dim=8, encoder_hidden=8, decoder_hidden=16, max_len=24
-    )
-    path = tmp_path / "plain.safetensors"
-    save_rnn_checkpoint(path, RNNSeq2Seq(config, tokenizer.pad_id).eval(), tokenizer)
-    yield from window_on(qtbot, settings, path)
+    yield from window_on(qtbot, settings, write_small_rnn(tmp_path / "plain.safetensors", "none"))
 
 
 def test_an_rnn_without_attention_steps_and_says_it_has_no_attention(

@@ -99,6 +99,9 @@ PANELS: tuple[PanelEntry, ...] = (
     ),
     PanelEntry("decoding", {"en": "Decoding", "zh": "解码"}, "decoding:DecodingPanel"),
     PanelEntry("beam", {"en": "Beam search", "zh": "束搜索"}, "beam:BeamPanel"),
+    PanelEntry(
+        "why_attention", {"en": "Why attention", "zh": "为何需要注意力"}, "why_attention:WhyAttentionPanel"
+    ),
 )
 PANEL_KEYS = tuple(entry.key for entry in PANELS)
 TITLES = {entry.key: entry.titles for entry in PANELS}
