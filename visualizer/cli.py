@@ -6,6 +6,7 @@
     attnviz train --config default --out PATH         train a model
     attnviz eval --checkpoint PATH [--n 1000]         exact-match accuracy per task
     attnviz eval --checkpoint PATH --by-length        exact match for every input length
+    attnviz half PATH --out SMALL.safetensors         the same model, weights stored as float16
     attnviz bench [--quick] [--json out.json]         speed against the peers, and the budgets
 
 No command replaces an existing file unless given --overwrite.
@@ -120,6 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-length", type=int, default=48, help="with --by-length: the longest input length measured"
     )
     add_overwrite_option(evaluate, subcommand=True)
+
+    half = sub.add_parser("half", help="copy a checkpoint with its weights stored as float16 (half the file)")
+    half.add_argument("source", type=Path, help="the checkpoint to copy (.safetensors)")
+    half.add_argument("--out", type=Path, required=True, help="where to write the float16 copy")
+    add_overwrite_option(half, subcommand=True)
 
     bench = sub.add_parser("bench", help="measure speed against the peers and check the budgets")
     bench.add_argument("--quick", action="store_true", help="few repeats: a check that it runs, not figures")
@@ -329,15 +335,29 @@ def eval_by_length(args: argparse.Namespace, checkpoint) -> int:
         )
 
     name = Path(checkpoint.path).name if checkpoint.path is not None else checkpoint.info.display_name
-    try:
-        curve = measure_by_length(
-            checkpoint, args.task, name=name, seed=args.seed, max_length=args.max_length, progress=progress
-        )
-    except ValueError as error:
-        raise UsageError(f"attnviz eval: {error}") from None
+    curve = measure_by_length(
+        checkpoint, args.task, name=name, seed=args.seed, max_length=args.max_length, progress=progress
+    )
     print(curve.table())
     if args.json:
         args.json.write_text(json.dumps(curve.to_dict(), indent=1))
+    return 0
+
+
+def cmd_half(args: argparse.Namespace) -> int:
+    """Store a checkpoint's weights as float16; the copy must open as a model before it is kept."""
+    from model.core.weights_file import write_half_precision
+    from model.registry import open_model
+
+    refuse_to_overwrite(args, args.out)
+    open_model(args.source, "cpu")  # a valid model of some family, before anything is written
+    size = write_half_precision(args.source, args.out)
+    try:
+        open_model(args.out, "cpu")
+    except Exception:
+        args.out.unlink(missing_ok=True)  # never leave a copy that does not open
+        raise
+    print(f"wrote {args.out} ({size / 1024**2:.1f} MB, float16)")
     return 0
 
 
@@ -375,7 +395,7 @@ def run_gui(args: argparse.Namespace) -> int:
     return run_gui(args)
 
 
-COMMANDS = {"trace": cmd_trace, "train": cmd_train, "eval": cmd_eval, "bench": cmd_bench}
+COMMANDS = {"trace": cmd_trace, "train": cmd_train, "eval": cmd_eval, "half": cmd_half, "bench": cmd_bench}
 
 
 if __name__ == "__main__":

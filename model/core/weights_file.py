@@ -211,3 +211,26 @@ def check_tensors(tensors: dict[str, torch.Tensor], expected: dict[str, torch.Te
                 f"tensor {name!r} holds a value of magnitude {largest:.3g}, beyond the {MAX_WEIGHT:g} "
                 "that a trained model of this app ever reaches"
             )
+
+
+FLOAT16_LARGEST = 65504.0
+
+
+def write_half_precision(source: Path, out: Path) -> int:
+    """Copy the checkpoint ``source`` to ``out`` with its weights stored as float16: half the
+    file, which every family widens back to float32 when it loads. The header is kept, with
+    ``info.stored_as`` set. Returns the new file's size. A weight beyond float16's range is
+    refused (it would become infinite)."""
+    ours, tensors = parse_safetensors(read_file(Path(source)))
+    if not isinstance(ours, dict):
+        raise CheckpointError("attnviz metadata is not a JSON object")
+    halved = {}
+    for name, tensor in tensors.items():
+        largest = float(tensor.abs().max()) if tensor.numel() else 0.0
+        if largest > FLOAT16_LARGEST:
+            raise CheckpointError(f"tensor {name!r} holds {largest:.3g}, beyond float16's range")
+        halved[name] = tensor.to(torch.float16).contiguous()
+    info = dict(ours.get("info") or {})
+    info["stored_as"] = "float16"
+    write_checkpoint(Path(out), halved, {**ours, "info": info})
+    return Path(out).stat().st_size

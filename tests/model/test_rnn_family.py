@@ -204,3 +204,24 @@ def test_bad_rnn_checkpoints_are_refused_in_one_line(tmp_path):
     )
     with pytest.raises(CheckpointError, match=r"unknown field\(s\) heads"):
         open_model(tmp_path / "field.safetensors", "cpu")
+
+
+@pytest.mark.parametrize("score", ["none", "additive"])
+def test_attnviz_half_halves_the_file_and_the_model_barely_changes(score, tmp_path, capsys):
+    from visualizer.cli import main
+
+    model, tokenizer = small_rnn(score)
+    full = tmp_path / "full.safetensors"
+    save_rnn_checkpoint(full, model, tokenizer, {"recipe_name": "test"})
+    half = tmp_path / "half.safetensors"
+    assert main(["half", str(full), "--out", str(half)]) == 0
+    assert half.stat().st_size < 0.55 * full.stat().st_size
+    opened = open_model(half, "cpu")
+    assert opened.metadata == {"recipe_name": "test", "stored_as": "float16"}
+    for name, weight in opened.model.state_dict().items():
+        expected = model.state_dict()[name].to(torch.float16).float()  # exactly the rounded weights
+        assert weight.dtype == torch.float32 and torch.equal(weight, expected), name
+    assert main(["half", str(full), "--out", str(half)]) == 2  # kept unless --overwrite
+    assert "already exists" in capsys.readouterr().err
+    assert main(["half", str(tmp_path / "absent.safetensors"), "--out", str(tmp_path / "x.safetensors")]) == 2
+    assert not (tmp_path / "x.safetensors").exists()
