@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--compare-what-if",
-        choices=("no_positional", "no_scaling", "no_causal_mask"),
+        choices=("no_positional", "no_scaling", "no_causal_mask", "uniform_attention", "no_attention"),
         help="with --compare: this what-if on the second model only (compare a model with itself changed)",
     )
     parser.add_argument(

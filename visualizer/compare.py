@@ -23,7 +23,7 @@ from visualizer.session import Session
 from visualizer.views import AttentionView
 
 # what-ifs that can be set on side B alone, by name of their Interventions field
-B_WHAT_IFS = ("no_positional", "no_scaling", "no_causal_mask")
+B_WHAT_IFS = ("no_positional", "no_scaling", "no_causal_mask", "uniform_attention", "no_attention")
 
 
 @dataclass(frozen=True)
@@ -77,11 +77,7 @@ class Comparison:
             a, **{name: getattr(a, name) or getattr(self.b_what_if, name) for name in B_WHAT_IFS}
         )
         supported = self.b.model.family.capabilities.what_ifs if self.b.model is not None else frozenset()
-        return replace(
-            merged,
-            **{name: False for name in B_WHAT_IFS if name not in supported},
-            zeroed_heads=merged.zeroed_heads if "zeroed_heads" in supported else frozenset(),
-        )
+        return merged.limited_to(supported)
 
     def wanted_forced(self) -> tuple[int | None, ...]:
         """A's forced tokens as B's token ids (by their text; <unk> where B has no such token)."""

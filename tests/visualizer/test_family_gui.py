@@ -100,7 +100,7 @@ def plain_rnn_window(qtbot, settings, tmp_path):
 
 
 def test_an_rnn_without_attention_steps_and_says_it_has_no_attention(
-    plain_rnn_window, qtbot, tiny_checkpoint_path
+    plain_rnn_window, qtbot, tiny_checkpoint_path, tmp_path
 ):
     from model.rnn.family import NO_ATTENTION
 
@@ -115,6 +115,9 @@ def test_an_rnn_without_attention_steps_and_says_it_has_no_attention(
     session.set_language("zh")
     assert window.no_attention_label.text().startswith("这个模型没有注意力")
     session.set_language("en")
+    assert window.export_png(str(tmp_path / "plain.png")) and (tmp_path / "plain.png").stat().st_size > 0
+    assert window.export_trace(str(tmp_path / "plain.npz"))
+    assert "alignment" not in np.load(tmp_path / "plain.npz")
     reasons = {}
     for entry, page in zip(PANELS, window.panel_pages, strict=True):
         window.show_panel(entry.key)

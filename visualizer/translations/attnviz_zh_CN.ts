@@ -543,5 +543,13 @@
         <source>Step through it as usual: the output, the Decoding and Beam search pages work. Why attention shows what it cannot do.</source>
         <translation>照常逐步运行：输出、解码和束搜索页面都能使用。“为什么需要注意力”一页展示它做不到的事。</translation>
     </message>
+    <message>
+        <source>B: uniform attention (α = 1/S)</source>
+        <translation>B：均匀注意力（α = 1/S）</translation>
+    </message>
+    <message>
+        <source>B: no attention (context zero)</source>
+        <translation>B：无注意力（上下文为零）</translation>
+    </message>
 </context>
 </TS>

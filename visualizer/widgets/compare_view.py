@@ -29,6 +29,8 @@ B_WHAT_IF_CHOICES = (
     ("no_positional", "B: without positional encoding"),
     ("no_scaling", "B: without ÷√d_k"),
     ("no_causal_mask", "B: without the causal mask"),
+    ("uniform_attention", "B: uniform attention (α = 1/S)"),
+    ("no_attention", "B: no attention (context zero)"),
 )
 
 
