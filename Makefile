@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint clean screenshots
+.PHONY: run test test-fast lint clean screenshots curves
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,17 @@ screenshots: $(STAMP)
 	$(BIN)/attnviz --text "date: 03/04/2026" --steps 7 --strategy sample --seed 1 --panel decoding --size 1280x800 --overwrite --screenshot docs/ambiguous-date-decoding.png
 	$(BIN)/attnviz --text "pick: fruit" --steps 1 --strategy sample --panel decoding --size 1280x800 --overwrite --screenshot docs/calibration.png
 	$(BIN)/attnviz --text "reverse: attention" --steps 6 --view enc_self --compare assets/default.safetensors --compare-what-if no_positional --size 1440x900 --overwrite --screenshot docs/compare.png
+	$(BIN)/attnviz --checkpoint assets/rnn-additive.safetensors --text "reverse: Attention Is All You Need" --steps 35 --size 1280x800 --overwrite --screenshot docs/rnn-alignment.png
+	$(BIN)/attnviz --checkpoint assets/rnn-none.safetensors --text "reverse: Attention Is All You Need" --steps 35 --panel why_attention --size 1280x800 --overwrite --screenshot docs/panel-why-attention.png
+	$(BIN)/attnviz --checkpoint assets/rnn-additive.safetensors --text "reverse: Attention Is All You Need" --steps 35 --compare assets/default.safetensors --size 1440x900 --overwrite --screenshot docs/compare-rnn-transformer.png
+
+# the Why-attention page's curves: exact match on reverse: for every input length, per shipped model
+curves: $(STAMP)
+	mkdir -p assets/curves
+	$(BIN)/attnviz eval --by-length --checkpoint assets/rnn-none.safetensors --overwrite --json assets/curves/rnn-none.json
+	$(BIN)/attnviz eval --by-length --checkpoint assets/rnn-additive.safetensors --overwrite --json assets/curves/rnn-additive.json
+	$(BIN)/attnviz eval --by-length --checkpoint assets/rnn-scaled-dot.safetensors --overwrite --json assets/curves/rnn-scaled-dot.json
+	$(BIN)/attnviz eval --by-length --checkpoint assets/default.safetensors --overwrite --json assets/curves/transformer.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

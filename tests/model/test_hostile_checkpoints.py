@@ -484,10 +484,6 @@ def fuzz_seed_pt_file() -> bytes:
     return buffer.getvalue()
 
 
-def header_length() -> int:
-    return struct.unpack("<Q", fuzz_seed_file()[:8])[0]
-
-
 FUZZ = settings(
     max_examples=150,
     deadline=None,
@@ -545,27 +541,37 @@ def test_fuzz_random_bytes_behind_a_plausible_length(data, length):
     loads_and_runs_or_refuses(struct.pack("<Q", length) + data)
 
 
+def overwritten_bytes(data, valid: bytes) -> bytes:
+    """``valid`` with up to six bytes overwritten, anywhere or in the header (hypothesis ``data``)."""
+    edited = bytearray(valid)
+    anywhere = st.integers(0, len(valid) - 1)
+    in_header = st.integers(0, 8 + struct.unpack("<Q", valid[:8])[0] - 1)
+    edits = data.draw(st.lists(st.tuples(st.one_of(anywhere, in_header), st.integers(0, 255)), max_size=6))
+    for position, value in edits:
+        edited[position] = value
+    return bytes(edited)
+
+
+def flipped_weight_bits(data, valid: bytes) -> bytes:
+    """``valid`` with one to eight bits of its tensor data flipped (hypothesis ``data``)."""
+    edited = bytearray(valid)
+    position = st.integers(8 + struct.unpack("<Q", valid[:8])[0], len(valid) - 1)
+    for index, bit in data.draw(st.lists(st.tuples(position, st.integers(0, 7)), min_size=1, max_size=8)):
+        edited[index] ^= 1 << bit
+    return bytes(edited)
+
+
 @FUZZ
 @given(st.data())
 def test_fuzz_overwritten_bytes(data):
-    valid = bytearray(fuzz_seed_file())
-    anywhere = st.integers(0, len(valid) - 1)
-    in_header = st.integers(0, 8 + header_length() - 1)
-    edits = data.draw(st.lists(st.tuples(st.one_of(anywhere, in_header), st.integers(0, 255)), max_size=6))
-    for position, value in edits:
-        valid[position] = value
-    loads_and_runs_or_refuses(bytes(valid))
+    loads_and_runs_or_refuses(overwritten_bytes(data, fuzz_seed_file()))
 
 
 @FUZZ
 @given(st.data())
 def test_fuzz_flipped_weight_bits(data):
     """Bit flips in the data: exponents turn into NaN, inf or 1e38 — refused, never run."""
-    valid = bytearray(fuzz_seed_file())
-    position = st.integers(8 + header_length(), len(valid) - 1)
-    for index, bit in data.draw(st.lists(st.tuples(position, st.integers(0, 7)), min_size=1, max_size=8)):
-        valid[index] ^= 1 << bit
-    loads_and_runs_or_refuses(bytes(valid))
+    loads_and_runs_or_refuses(flipped_weight_bits(data, fuzz_seed_file()))
 
 
 @FUZZ

@@ -21,7 +21,9 @@ from tests.factories import small_rnn
 from tests.model.test_hostile_checkpoints import (
     FUZZ,
     config_edit,
+    flipped_weight_bits,
     meta_edit,
+    overwritten_bytes,
     raw,
     replaced,
     tensors_edit,
@@ -106,27 +108,13 @@ def loads_and_runs_or_refuses(data: bytes) -> None:
     assert record is not None and torch.isfinite(torch.from_numpy(record.logits.copy())).all()
 
 
-def header_length() -> int:
-    return int.from_bytes(valid_rnn_bytes()[:8], "little")
-
-
 @FUZZ
 @given(st.data())
 def test_fuzz_overwritten_rnn_bytes(data):
-    valid = bytearray(valid_rnn_bytes())
-    anywhere = st.integers(0, len(valid) - 1)
-    in_header = st.integers(0, 8 + header_length() - 1)
-    edits = data.draw(st.lists(st.tuples(st.one_of(anywhere, in_header), st.integers(0, 255)), max_size=6))
-    for position, value in edits:
-        valid[position] = value
-    loads_and_runs_or_refuses(bytes(valid))
+    loads_and_runs_or_refuses(overwritten_bytes(data, valid_rnn_bytes()))
 
 
 @FUZZ
 @given(st.data())
 def test_fuzz_flipped_rnn_weight_bits(data):
-    valid = bytearray(valid_rnn_bytes())
-    position = st.integers(8 + header_length(), len(valid) - 1)
-    for index, bit in data.draw(st.lists(st.tuples(position, st.integers(0, 7)), min_size=1, max_size=8)):
-        valid[index] ^= 1 << bit
-    loads_and_runs_or_refuses(bytes(valid))
+    loads_and_runs_or_refuses(flipped_weight_bits(data, valid_rnn_bytes()))
