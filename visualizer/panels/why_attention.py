@@ -137,7 +137,7 @@ class WhyAttentionPanel(ConceptPanel):
         self.canvas.setBackground(BACKGROUND)
         self.canvas.setMinimumHeight(260)
         self.plot = self.canvas.addPlot(row=0, col=0)
-        self.plot.setYRange(0, 100, padding=0.02)
+        self.plot.setYRange(-2, 102, padding=0)  # room for the labels at 0 and 100
         self.plot.setXRange(0.5, 48.5, padding=0)
         self.plot.showGrid(x=True, y=True, alpha=0.15)
         self.plot.setMouseEnabled(x=False, y=False)
@@ -316,7 +316,7 @@ class WhyAttentionPanel(ConceptPanel):
         for key, button in self.open_buttons.items():
             path = self.shipped_path(key)
             button.setText(names[key])
-            button.setEnabled(path.is_file() and (loaded is None or Path(loaded) != path))
+            button.setEnabled(path.is_file() and (loaded is None or Path(loaded).resolve() != path.resolve()))
             button.setToolTip(str(path) if path.is_file() else words["missing"].format(name=path.name))
         partner = self.compare_partner()
         path = self.shipped_path(partner)
