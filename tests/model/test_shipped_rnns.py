@@ -18,6 +18,7 @@ from model.shipped import (
 )
 from model.tasks.by_length import LengthCurve
 from model.tasks.synthetic import make_example
+from model.tasks.train import RECIPES
 
 
 @pytest.fixture(scope="module", params=sorted(RNN_CHECKPOINT_NAMES))
@@ -30,7 +31,9 @@ def shipped_rnn(request) -> RNNFamily:
 def test_each_is_the_documented_model(shipped_rnn):
     config = shipped_rnn.config
     assert (config.embed_dim, config.encoder_hidden, config.decoder_hidden) == (64, 128, 256)
-    assert shipped_rnn.metadata["recipe_name"] == f"rnn-{config.score.replace('_', '-')}"
+    recipe = f"rnn-{config.score.replace('_', '-')}"
+    assert shipped_rnn.metadata["recipe_name"] == recipe
+    assert shipped_rnn.metadata["steps_done"] == RECIPES[recipe].steps  # the recipe reproduces it
     assert shipped_rnn.metadata["stored_as"] == "float16"
     assert shipped_rnn.info.has_attention == (config.score != "none")
     if config.score == "none":
