@@ -38,14 +38,10 @@ from visualizer.widgets.head_detail import HeadDetail
 from visualizer.widgets.output_line import OutputLine
 from visualizer.widgets.step_hint import StepHint
 from visualizer.widgets.timeline import Timeline
-from visualizer.window_parts import ExportMixin, HelpMixin, KindsMixin, SettingsMixin
+from visualizer.window_parts import ExportMixin, HelpMixin, KindsMixin, SettingsMixin, no_attention_label
 from visualizer.worker import WorkerBridge
 
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
-NO_ATTENTION_HINT = (
-    "Step through it as usual: the output, the Decoding and Beam search pages work. "
-    "Why attention shows what it cannot do."
-)
 
 
 class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow):
@@ -252,12 +248,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.views.setStretchFactor(0, 3)
         self.views.setStretchFactor(1, 2)
         attention_layout.addWidget(self.views, 1)
-        # in place of the grid and the head, for a model with no attention (the RNN without it)
-        self.no_attention_label = QLabel()
-        self.no_attention_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.no_attention_label.setWordWrap(True)
-        self.no_attention_label.setStyleSheet("font-size: 15px; color: #444; padding: 24px;")
-        self.no_attention_label.hide()
+        self.no_attention_label = no_attention_label()  # shown instead of the grid and the head
         attention_layout.addWidget(self.no_attention_label, 1)
         self.pages.addTab(attention_page, "Attention heads")
         for entry in PANELS:  # placeholders until install_panels
@@ -425,16 +416,6 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.cuda_action.setText("CUDA" if model.cuda_available else "CUDA (not available)")
         for action in self.device_actions.actions():
             action.setChecked(action.data() == self.session.device)
-
-    def show_attention_or_reason(self) -> None:
-        """The grid and the head, or, for a model without attention, what it has instead."""
-        model = self.session.model
-        reason = model.family.without_attention if model is not None else ""
-        language = self.session.language
-        if reason:
-            self.no_attention_label.setText(f"{tr(reason, language)}\n\n{tr(NO_ATTENTION_HINT, language)}")
-        self.no_attention_label.setVisible(bool(reason))
-        self.views.setVisible(not reason)
 
     def on_cursor_changed(self, cursor: int) -> None:
         snapshot = self.session.snapshot

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QLocale, QPoint, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QWidget
 
 from model.generation.decoding_settings import DecodingSettings
 from visualizer.about_model import TEXT as ABOUT_TEXT
@@ -21,6 +21,12 @@ from visualizer.panels.registry import PANELS
 from visualizer.session import COLORMAPS
 
 MAX_RECENT = 8
+
+
+NO_ATTENTION_HINT = (
+    "Step through it as usual: the output, the Decoding and Beam search pages work. "
+    "Why attention shows what it cannot do."
+)
 
 
 class SettingsMixin:
@@ -281,6 +287,27 @@ class KindsMixin:
             self.kind_tabs.setTabText(index, tr(kind.title, language))
         for action, kind in zip(self.kind_actions.actions(), model.family.kinds, strict=False):
             action.setText(tr(kind.title, language))
+
+    def show_attention_or_reason(self) -> None:
+        """The grid and the head, or, for a model without attention, what it has instead."""
+        model = self.session.model
+        reason = model.family.without_attention if model is not None else ""
+        language = self.session.language
+        if reason:
+            self.no_attention_label.setText(f"{tr(reason, language)}\n\n{tr(NO_ATTENTION_HINT, language)}")
+        self.no_attention_label.setVisible(bool(reason))
+        self.views.setVisible(not reason)
+
+
+def no_attention_label() -> QLabel:
+    """What the attention page shows, in place of the grid and the head, for a model with no
+    attention (the RNN without it): the model's own line, set by ``show_attention_or_reason``."""
+    label = QLabel()
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setWordWrap(True)
+    label.setStyleSheet("font-size: 15px; color: #444; padding: 24px;")
+    label.hide()
+    return label
 
 
 def system_language() -> str:

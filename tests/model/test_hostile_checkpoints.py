@@ -492,14 +492,15 @@ FUZZ = settings(
 )
 
 
-def loads_and_runs_or_refuses(data: bytes, suffix: str = ".safetensors") -> None:
-    """The property: a checkpoint that loads runs one step with finite logits; else CheckpointError."""
+def loads_and_runs_or_refuses(data: bytes, suffix: str = ".safetensors", load=load_checkpoint) -> None:
+    """The property: a checkpoint that ``load`` opens runs one step with finite logits; else
+    CheckpointError."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"fuzz{suffix}"
         path.write_bytes(data)
         try:
-            checkpoint = load_checkpoint(path, "cpu")
+            checkpoint = load(path, "cpu")
         except CheckpointError as error:
             assert str(error) and "\n" not in str(error)
             return
