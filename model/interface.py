@@ -335,6 +335,16 @@ class ModelFamily(ABC):
             outputs.append(engine.output_text())
         return outputs
 
+    # multilingual models (NLLB, mBART-50, M2M100): the language codes their tokenizer knows
+    languages: Sequence[str] = ()
+    source_language: str | None = None
+    target_language: str | None = None
+
+    def set_languages(self, source: str | None = None, target: str | None = None) -> None:
+        """Read the source as language ``source`` and write ``target`` (forced as the first
+        token); a model with one language has none to set."""
+        raise ValueError(f"{self.info.display_name} has no language codes to choose from")
+
     def positional_table(self) -> Any:
         """(positions, dims) what is added at each position, for families with absolute
         positions; None otherwise."""

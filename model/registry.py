@@ -37,6 +37,14 @@ class FamilyEntry:
 
 
 FAMILIES: list[FamilyEntry] = [
+    # folders (and model ids of the local cache) first: the Transformer's entry takes every file
+    FamilyEntry(
+        "huggingface",
+        "a Hugging Face model folder (config.json, safetensors weights, tokenizer files: Marian, BART, "
+        "mBART, T5, mT5, M2M100/NLLB) or the id of one in the local Hugging Face cache",
+        "model.hf.folder:recognises",
+        "model.hf.loading:open_hf",
+    ),
     # before the Transformer's, which takes every other file: this one reads only a header
     FamilyEntry(
         "rnn",

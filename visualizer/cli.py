@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="page to show: the attention grid or a concept panel",
     )
     parser.add_argument("--language", choices=("en", "zh"), help="language of the explanations")
+    add_language_options(parser)
     parser.add_argument("--size", default="1440x900", help="with --screenshot: window size, e.g. 1280x800")
     # attnviz bench starts the app with this to time its start-up (see app.probe_startup)
     parser.add_argument("--probe-startup", action="store_true", help=argparse.SUPPRESS)
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
     trace.add_argument("--target", help="run teacher-forced on this target instead of generating")
     trace.add_argument("--out", type=Path, required=True, help="where to write the .npz")
+    add_language_options(trace)
     add_decoding_options(trace, subcommand=True)
     add_overwrite_option(trace, subcommand=True)
 
@@ -186,6 +188,26 @@ def user_error(error: Exception) -> str | None:
     return None
 
 
+def add_language_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--src-lang", help="multilingual models (NLLB, mBART-50): the source's language code, e.g. eng_Latn"
+    )
+    parser.add_argument(
+        "--tgt-lang", help="multilingual models: the language to write (forced first), e.g. fra_Latn"
+    )
+
+
+def apply_languages(family, args: argparse.Namespace) -> None:
+    """``--src-lang`` and ``--tgt-lang`` on a loaded model; a code it lacks is a usage error."""
+    source, target = getattr(args, "src_lang", None), getattr(args, "tgt_lang", None)
+    if source is None and target is None:
+        return
+    try:
+        family.set_languages(source, target)
+    except ValueError as error:
+        raise UsageError(f"attnviz: {error}") from error
+
+
 def checkpoint_arg(args: argparse.Namespace) -> Path:
     from model.shipped import default_checkpoint_path
 
@@ -207,6 +229,7 @@ def load(args: argparse.Namespace):
     checkpoint = open_model(checkpoint_arg(args), device_arg(args))
     if checkpoint.notice:
         print(f"attnviz: {checkpoint.notice}", file=sys.stderr)
+    apply_languages(checkpoint, args)
     return checkpoint
 
 
@@ -259,6 +282,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
             print(f"attnviz: stopped at the maximum length of {engine.max_steps} tokens", file=sys.stderr)
     summary["checkpoint"] = str(checkpoint.path)
     summary["device"] = str(checkpoint.device)
+    if checkpoint.languages:
+        summary["source_language"] = checkpoint.source_language
+        summary["target_language"] = checkpoint.target_language
     for unknown in summary["unknown_characters"]:
         print(
             f"attnviz: character {unknown['character']!r} at position {unknown['position']} "

@@ -192,8 +192,13 @@ def check_source(model: ModelFamily, source: str) -> None:
     if not source:
         raise SourceError("the source is empty: type some text, e.g. 'reverse: attention'")
     limit = model.info.max_source_len
-    if len(model.tokenizer.encode_source(source).ids) > limit:
-        raise SourceError(f"the source has {len(source)} characters; this model reads at most {limit - 1}")
+    tokens = len(model.tokenizer.encode_source(source).ids)
+    if tokens > limit:
+        if tokens == len(source) + 1:  # one token per character, then the end marker
+            raise SourceError(
+                f"the source has {len(source)} characters; this model reads at most {limit - 1}"
+            )
+        raise SourceError(f"the source is {tokens} tokens long; this model reads at most {limit}")
 
 
 @torch.no_grad()

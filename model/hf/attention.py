@@ -1,0 +1,129 @@
+"""The attention the Hugging Face models run in this app: the library's eager attention, recorded.
+
+The library's default (SDPA) path returns no weights, and its ``output_attentions`` gives weights
+but not the scores. So the models are loaded with ``attn_implementation="attnviz"``, registered
+here: the same arithmetic as the library's eager attention (softmax(Q·Kᵀ · scaling + bias + mask)
+V; a test checks the logits are identical), which, inside ``recording(...)``, also keeps each
+layer's weights, its raw scores Q·Kᵀ and T5's relative position bias, and zeroes the output of
+the heads a what-if names. Outside a recording it only computes.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+IMPLEMENTATION = "attnviz"
+
+
+@dataclass
+class Recording:
+    """What one forward pass computed, by (kind, layer)."""
+
+    names: dict[int, tuple[str, int]]  # id(attention module) → (kind, layer)
+    capture: bool = True
+    zeroed: frozenset[tuple[str, int, int]] = frozenset()  # (kind, layer, head) whose output is zeroed
+    weights: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)  # (B, H, Q, K)
+    # (B, H, Q, K) Q·Kᵀ, plus T5's position bias (÷ scaling, which is 1 there): scores × scaling
+    # + mask is what the softmax reads
+    scores: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)
+    bias: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)  # (1, H, Q, K) T5's
+    scaling: float | None = None  # what Q·Kᵀ was multiplied by (1 for T5)
+
+    def stacked(self, kind: str, layers: int, what: str = "weights") -> torch.Tensor:
+        """(B, L, H, Q, K) of ``kind``'s ``layers`` layers."""
+        table = getattr(self, what)
+        return torch.stack([table[(kind, layer)] for layer in range(layers)], dim=1)
+
+
+ACTIVE: contextvars.ContextVar[Recording | None] = contextvars.ContextVar("attnviz_recording", default=None)
+
+
+@contextmanager
+def recording(record: Recording) -> Iterator[Recording]:
+    token = ACTIVE.set(record)
+    try:
+        yield record
+    finally:
+        ACTIVE.reset(token)
+
+
+def recorded_attention(
+    module: nn.Module,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None,
+    scaling: float | None = None,
+    dropout: float = 0.0,
+    position_bias: torch.Tensor | None = None,
+    **kwargs,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The library's eager attention: query (B, H, Q, d), key and value (B, H, K, d)."""
+    if scaling is None:
+        scaling = query.size(-1) ** -0.5
+    raw = torch.matmul(query, key.transpose(2, 3))  # (B, H, Q, K)
+    scores = raw * scaling
+    if position_bias is not None:
+        scores = scores + position_bias
+    if attention_mask is not None:
+        scores = scores + attention_mask
+    weights = nn.functional.softmax(scores, dim=-1)
+    weights = nn.functional.dropout(weights, p=dropout, training=module.training)
+    output = torch.matmul(weights, value).transpose(1, 2).contiguous()  # (B, Q, H, d)
+    record = ACTIVE.get()
+    where = record.names.get(id(module)) if record is not None else None
+    if where is not None:
+        if record.capture:
+            record.weights[where] = weights
+            record.scaling = scaling
+            if position_bias is not None:  # T5: the bias is part of the scores the softmax reads
+                record.bias[where] = position_bias
+                raw = raw + position_bias / scaling
+            record.scores[where] = raw
+        heads = [head for (kind, layer, head) in record.zeroed if (kind, layer) == where]
+        if heads:
+            keep = torch.ones(output.shape[2], dtype=output.dtype, device=output.device)
+            keep[heads] = 0
+            output = output * keep[None, None, :, None]  # that head adds nothing to the layer's output
+    return output, weights
+
+
+def register() -> None:
+    """Make ``attn_implementation="attnviz"`` known to the library (idempotent)."""
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask
+
+    AttentionInterface.register(IMPLEMENTATION, recorded_attention)
+    AttentionMaskInterface.register(IMPLEMENTATION, eager_mask)  # additive float masks, as eager gets
+
+
+def attention_modules(model: nn.Module) -> dict[int, tuple[str, int]]:
+    """id(module) → (kind, layer) for every attention module of an encoder-decoder, by its
+    name: BART-like models (``encoder.layers.i.self_attn``, ``decoder.layers.i.encoder_attn``) and
+    T5 (``encoder.block.i.layer.0.SelfAttention``, ``decoder.block.i.layer.1.EncDecAttention``)."""
+    names = {}
+    for name, module in model.named_modules():
+        parts = name.split(".")
+        if len(parts) < 3:
+            continue
+        tail = parts[-1]
+        for side_index, part in enumerate(parts):
+            if part in ("encoder", "decoder") and side_index + 2 < len(parts):
+                container, number = parts[side_index + 1], parts[side_index + 2]
+                if container in ("layers", "block") and number.isdigit():
+                    layer = int(number)
+                    side = part
+                    break
+        else:
+            continue
+        if tail in ("self_attn", "SelfAttention"):
+            names[id(module)] = ("enc_self" if side == "encoder" else "dec_self", layer)
+        elif tail in ("encoder_attn", "EncDecAttention") and side == "decoder":
+            names[id(module)] = ("cross", layer)
+    return names

@@ -1,0 +1,343 @@
+"""Hugging Face encoder-decoders (Marian, BART, mBART, T5, mT5, M2M100/NLLB) as a model family.
+
+The library's own modules run, with the recorded eager attention of ``model.hf.attention``. Kinds:
+``enc_self``, ``dec_self`` and ``cross``, as for our Transformer, so every view and the trace
+read the same arrays. The decoder steps with the library's key/value cache, kept here as plain
+tensors (``HFCache``) and handed to the library as a fresh cache object each step: stepping back
+is a slice, and no step changes a cache an earlier state still holds. Each step's logits go
+through the model's generation settings (``GenerationRules``) as ``generate`` would apply them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from model.hf.attention import Recording, attention_modules, recording
+from model.hf.folder import ARCHITECTURES
+from model.hf.generation_rules import GenerationRules
+from model.hf.tokenizer import HFTokenizer
+from model.interface import (
+    AttentionKind,
+    Capabilities,
+    EncodeOutput,
+    FamilyInfo,
+    Interventions,
+    ModelFamily,
+    StepOutput,
+    TeacherForcedOutput,
+)
+
+FAMILY = "huggingface"
+MAX_SOURCE = 1024  # tokens; beyond this a visualiser's grids say nothing readable
+MAX_TARGET = 256  # decoding steps, below the model's own max_length when that is larger
+T5_TYPES = ("t5", "mt5")
+POSITIONAL = {"marian": "sinusoidal", "m2m_100": "sinusoidal", "bart": "learned", "mbart": "learned"}
+PRE_NORM = ("mbart", "m2m_100", "t5", "mt5")  # x + F(LN(x)); Marian and BART are post-LN as the paper
+# language codes as tokenizers spell them: NLLB eng_Latn, mBART-50 en_XX, M2M100 __en__
+LANGUAGE_CODE = re.compile(r"^(__[a-z]{2,3}__|[a-z]{2,3}_[A-Z][A-Za-z]{1,3})$")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Layers and heads of each side, whatever the config calls them."""
+
+    encoder_layers: int
+    decoder_layers: int
+    encoder_heads: int
+    decoder_heads: int
+    d_model: int
+
+    @classmethod
+    def of(cls, model_type: str, config: Any) -> Shape:
+        if model_type in T5_TYPES:
+            decoder_layers = config.num_decoder_layers or config.num_layers
+            return cls(config.num_layers, decoder_layers, config.num_heads, config.num_heads, config.d_model)
+        return cls(
+            config.encoder_layers,
+            config.decoder_layers,
+            config.encoder_attention_heads,
+            config.decoder_attention_heads,
+            config.d_model,
+        )
+
+
+@dataclass
+class HFCache:
+    """The decoder's state after the tokens it has read: every row's keys and values."""
+
+    self_kv: tuple[
+        tuple[Tensor, Tensor], ...
+    ] = ()  # per decoder layer, (B, H, t, d); () before the first token
+    cross_kv: tuple[tuple[Tensor, Tensor], ...] = ()  # per decoder layer, (1, H, S, d): the source, once
+    ids: tuple[tuple[int, ...], ...] = ((),)  # per row, the tokens read so far (the start token first)
+
+    @property
+    def rows(self) -> int:
+        return len(self.ids)
+
+
+def source_limit(model_type: str, config: Any) -> int:
+    positions = getattr(config, "max_position_embeddings", None) if model_type not in T5_TYPES else 512
+    return min(int(positions or 512), MAX_SOURCE)
+
+
+def describe(
+    model_type: str, config: Any, rules: GenerationRules, parameters: int, name: str, languages: Sequence[str]
+) -> FamilyInfo:
+    shape = Shape.of(model_type, config)
+    t5 = model_type in T5_TYPES
+    return FamilyInfo(
+        family=FAMILY,
+        display_name=f"{ARCHITECTURES[model_type]}: {name}",
+        kinds=(
+            AttentionKind(
+                "enc_self",
+                "Encoder self-attention",
+                shape.encoder_layers,
+                shape.encoder_heads,
+                "source",
+                "source",
+            ),
+            AttentionKind(
+                "dec_self",
+                "Masked decoder self-attention",
+                shape.decoder_layers,
+                shape.decoder_heads,
+                "target",
+                "target",
+                causal=True,
+            ),
+            AttentionKind(
+                "cross", "Cross-attention", shape.decoder_layers, shape.decoder_heads, "target", "source"
+            ),
+        ),
+        max_source_len=source_limit(model_type, config),
+        max_target_len=max(1, min(rules.max_length - 1, MAX_TARGET)),
+        capabilities=Capabilities(
+            scores=True,
+            scaling=not t5,  # T5 folds the scale into its initialisation and adds a position bias instead
+            positional="relative_bias" if t5 else POSITIONAL[model_type],  # type: ignore[arg-type]
+            norm="rmsnorm" if t5 else "layernorm",
+            norm_placement="pre" if model_type in PRE_NORM else "post",
+            what_ifs=frozenset({"zeroed_heads"}),
+            gradients=True,
+            teacher_forcing=True,
+            padded_batch=True,
+        ),
+        config={
+            "model_type": model_type,
+            "name": name,
+            "vocab_size": int(config.vocab_size),
+            "d_model": shape.d_model,
+            "encoder_layers": shape.encoder_layers,
+            "decoder_layers": shape.decoder_layers,
+            "encoder_heads": shape.encoder_heads,
+            "decoder_heads": shape.decoder_heads,
+            "generation_rules": rules.describe(),
+            "languages": list(languages),
+        },
+        parameters=parameters,
+        d_model=shape.d_model,
+    )
+
+
+@dataclass(eq=False)
+class HFFamily(ModelFamily):
+    """A loaded Hugging Face encoder-decoder: the library's module and its tokenizer."""
+
+    model: Any  # a transformers *ForConditionalGeneration in eval mode, attention "attnviz"
+    tokenizer: HFTokenizer
+    model_type: str
+    rules: GenerationRules
+    path: Path | None = None
+    notice: str | None = None
+    metadata: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        config = self.model.config
+        self.shape = Shape.of(self.model_type, config)
+        self.names = attention_modules(self.model)
+        self.languages = language_codes(self.tokenizer.hf)
+        parameters = sum(p.numel() for p in self.model.parameters())
+        name = self.path.name if self.path is not None else "model"
+        self.info = describe(self.model_type, config, self.rules, parameters, name, self.languages)
+        # what Q·Kᵀ is multiplied by: 1/√d_k, with d_k of each side's heads (T5: 1)
+        t5 = self.model_type in T5_TYPES
+        self.scale = 1.0 if t5 else (self.shape.d_model // self.shape.encoder_heads) ** -0.5
+        self.decoder_scale = 1.0 if t5 else (self.shape.d_model // self.shape.decoder_heads) ** -0.5
+        self.target_language: str | None = None
+        forced = self.rules.forced_bos_token_id
+        if forced is not None:
+            self.target_language = self.tokenizer.hf.convert_ids_to_tokens(forced)
+            self.tokenizer.target_prefix = [forced]
+
+    # -- languages (mBART, NLLB, M2M100) ------------------------------------------------------
+    @property
+    def source_language(self) -> str | None:
+        return getattr(self.tokenizer.hf, "src_lang", None) if self.languages else None
+
+    def set_languages(self, source: str | None = None, target: str | None = None) -> None:
+        """Read the source as ``source`` and force ``target`` as the first output token."""
+        if not self.languages and (source or target):
+            super().set_languages(source, target)  # says the model has no language codes
+        for code in (source, target):
+            if code is not None and code not in self.languages:
+                shown = ", ".join(self.languages[:8]) + (", …" if len(self.languages) > 8 else "")
+                raise ValueError(f"unknown language code {code!r}; this model has {shown or 'none'}")
+        if source is not None:
+            self.tokenizer.hf.src_lang = source
+        if target is not None:
+            forced = self.tokenizer.hf.convert_tokens_to_ids(target)
+            self.rules = replace(self.rules, forced_bos_token_id=forced)
+            self.tokenizer.target_prefix = [forced]
+            self.target_language = target
+
+    # -- the interface -------------------------------------------------------------------------
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    def to(self, device: torch.device) -> None:
+        self.model.to(device)
+
+    def new_recording(self, interventions: Interventions, capture: bool) -> Recording:
+        return Recording(self.names, capture=capture, zeroed=frozenset(interventions.zeroed_heads))
+
+    @torch.no_grad()
+    def encode(self, src: Tensor, src_pad: Tensor, interventions: Interventions, capture: bool = True):
+        with recording(self.new_recording(interventions, capture)) as record:
+            hidden = self.model.get_encoder()(
+                input_ids=src, attention_mask=(~src_pad).long()
+            ).last_hidden_state
+        encoded = EncodeOutput(hidden, src_pad, scale=self.scale)  # hidden: (B, S, D)
+        if capture:
+            layers = self.shape.encoder_layers
+            encoded.attention["enc_self"] = record.stacked("enc_self", layers)  # (B, L, H, S, S)
+            encoded.scores["enc_self"] = record.stacked("enc_self", layers, "scores")
+        return encoded
+
+    def start(self, encoded: EncodeOutput) -> HFCache:
+        return HFCache()
+
+    def run_decoder(
+        self,
+        cache: HFCache,
+        tokens: Tensor,
+        encoded: EncodeOutput,
+        interventions: Interventions,
+        capture: bool,
+    ) -> tuple[Tensor, HFCache, Recording]:
+        """Read ``tokens`` (N,), one per row of ``cache``: (N, V) logits and the new cache."""
+        from transformers.cache_utils import DynamicCache, EncoderDecoderCache
+
+        rows = tokens.shape[0]
+        hidden = encoded.state.expand(rows, -1, -1)  # (N, S, D): one source for every row
+        source_mask = (~encoded.pad_mask).long().expand(rows, -1)
+        cross = [(k.expand(rows, -1, -1, -1), v.expand(rows, -1, -1, -1)) for k, v in cache.cross_kv]
+        library_cache = EncoderDecoderCache(
+            DynamicCache(list(cache.self_kv)) if cache.self_kv else DynamicCache(),
+            DynamicCache(cross) if cross else DynamicCache(),
+        )
+        with recording(self.new_recording(interventions, capture)) as record:
+            out = self.model(
+                encoder_outputs=(hidden,),
+                attention_mask=source_mask,
+                decoder_input_ids=tokens[:, None],
+                cache=library_cache,
+                use_cache=True,
+            )
+        new_cache = out.cache
+        self_kv = tuple((layer.keys, layer.values) for layer in new_cache.self_attention_cache.layers)
+        cross_kv = cache.cross_kv or tuple(
+            (layer.keys[:1], layer.values[:1]) for layer in new_cache.cross_attention_cache.layers
+        )
+        ids = tuple((*row, int(token)) for row, token in zip(cache.ids, tokens.tolist(), strict=True))
+        return out.logits[:, -1], HFCache(self_kv, cross_kv, ids), record
+
+    @torch.no_grad()
+    def step(self, token_id, encoded, cache: HFCache, interventions, capture) -> StepOutput:
+        tokens = torch.tensor([token_id], device=self.device)
+        logits, new_cache, record = self.run_decoder(cache, tokens, encoded, interventions, capture)
+        result = StepOutput(self.rules.apply(new_cache.ids[0], logits[0].float()), new_cache)
+        if capture:
+            for kind in ("dec_self", "cross"):
+                result.attention[kind] = record.stacked(kind, self.shape.decoder_layers)[
+                    0, :, :, 0
+                ]  # (L, H, K)
+        return result
+
+    def truncate(self, cache: HFCache, length: int) -> HFCache:
+        if length <= 0:
+            return HFCache((), cache.cross_kv, tuple(() for _ in cache.ids))
+        self_kv = tuple((k[:, :, :length], v[:, :, :length]) for k, v in cache.self_kv)
+        return HFCache(self_kv, cache.cross_kv, tuple(row[:length] for row in cache.ids))
+
+    @torch.no_grad()
+    def step_batch(self, parents: Sequence[int], token_ids, encoded, cache: HFCache, interventions):
+        index = torch.tensor(list(parents), device=self.device)
+        chosen = HFCache(
+            tuple((k.index_select(0, index), v.index_select(0, index)) for k, v in cache.self_kv),
+            cache.cross_kv,
+            tuple(cache.ids[parent] for parent in parents),
+        )
+        tokens = torch.tensor(list(token_ids), device=self.device)
+        logits, new_cache, _ = self.run_decoder(chosen, tokens, encoded, interventions, capture=False)
+        ruled = torch.stack(
+            [self.rules.apply(ids, row.float()) for ids, row in zip(new_cache.ids, logits, strict=True)]
+        )
+        return torch.log_softmax(ruled, dim=-1), new_cache
+
+    @torch.no_grad()
+    def teacher_force(self, encoded, tgt_in: Tensor, tgt_pad: Tensor, interventions) -> TeacherForcedOutput:
+        tgt_pad = tgt_pad.clone()
+        tgt_pad[:, 0] = False  # the start token is real even where it is the pad id (T5)
+        with recording(self.new_recording(interventions, True)) as record:
+            out = self.model(
+                encoder_outputs=(encoded.state,),
+                attention_mask=(~encoded.pad_mask).long(),
+                decoder_input_ids=tgt_in,
+                decoder_attention_mask=(~tgt_pad).long(),
+                use_cache=False,
+            )
+        layers = self.shape.decoder_layers
+        batch, length = tgt_in.shape
+        causal = torch.ones(length, length, dtype=torch.bool, device=tgt_in.device).triu(1)  # (T, T) future
+        return TeacherForcedOutput(
+            out.logits.float(),
+            attention={
+                kind: record.stacked(kind, layers) for kind in ("dec_self", "cross")
+            },  # (B, L, H, T, K)
+            scores={kind: record.stacked(kind, layers, "scores") for kind in ("dec_self", "cross")},
+            masks={
+                "dec_self": causal[None] | tgt_pad[:, None, :],  # (B, T, T)
+                "cross": encoded.pad_mask[:, None, :].expand(batch, length, -1),  # (B, T, S)
+            },
+            scale=self.decoder_scale,
+        )
+
+    def positional_table(self) -> Tensor | None:
+        """(positions, d_model) the position vectors the encoder adds, read from the model."""
+        embeddings = getattr(self.model.get_encoder(), "embed_positions", None)
+        if embeddings is None:  # T5: a bias on the scores, no table
+            return None
+        limit = self.info.max_source_len
+        if self.model_type == "m2m_100":  # positions count from padding_idx + 1
+            table = embeddings.weights[embeddings.padding_idx + 1 :]
+        elif self.model_type in ("bart", "mbart"):  # rows 0 and 1 are an offset fairseq kept
+            table = embeddings.weight[embeddings.offset :]
+        else:
+            table = embeddings.weight
+        return table[:limit].detach()
+
+
+def language_codes(tokenizer: Any) -> list[str]:
+    """The language tokens of a multilingual tokenizer (NLLB, mBART-50, M2M100), sorted."""
+    special = getattr(tokenizer, "all_special_tokens", []) or []
+    return sorted({token for token in special if isinstance(token, str) and LANGUAGE_CODE.match(token)})

@@ -1,0 +1,125 @@
+"""Opening a Hugging Face model folder (or a model id from the local cache) as an ``HFFamily``.
+
+Everything that can be refused is refused before the weights are read (``model.hf.folder``);
+then the library loads the safetensors (memory-mapped), the weights are checked against the
+config, and one forward pass must give finite logits. Every problem is one line of
+``CheckpointError``, and nothing of a half-opened model is kept.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import torch
+
+from model.core.devices import resolve_device
+from model.core.errors import CheckpointError, one_line
+from model.hf.folder import inspect_folder, looks_like_model_id, missing_extra_message, resolve_model_id
+from model.hf.generation_rules import GenerationRules
+from model.hf.tokenizer import HFTokenizer
+
+SMOKE_TOKENS = 8
+
+
+def import_library():
+    """transformers, quiet and with the recorded attention registered; refused in one line if
+    the ``[hf]`` extra is not installed."""
+    try:
+        import transformers
+    except ImportError as error:
+        raise CheckpointError(missing_extra_message()) from error
+    from model.hf.attention import register
+
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    register()
+    return transformers
+
+
+def open_hf(path: str | Path, device: str = "auto"):
+    """The model in ``path`` (a folder, or ``org/name`` in the local cache) on ``device``."""
+    from model.hf.family import HFFamily
+
+    path = Path(path)
+    folder = resolve_model_id(str(path)) if looks_like_model_id(path) else path
+    facts = inspect_folder(folder)
+    transformers = import_library()
+    torch_device, notice = resolve_device(device)
+    try:
+        with warnings.catch_warnings():  # the library's advice ("pip install ...") is not the user's problem
+            warnings.simplefilter("ignore")
+            tokenizer = transformers.AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    except Exception as error:  # the library raises anything from OSError to TypeError on bad files
+        raise CheckpointError(f"{folder.name}: cannot read its tokenizer ({one_line(error)})") from error
+    model = load_weights(transformers, folder)
+    config, generation = model.config, model.generation_config
+    pad_id = config.pad_token_id
+    start_id = generation.decoder_start_token_id
+    if start_id is None:
+        start_id = config.decoder_start_token_id
+    eos = generation.eos_token_id if generation.eos_token_id is not None else config.eos_token_id
+    eos_id = eos[0] if isinstance(eos, list) else eos
+    if start_id is None or eos_id is None or pad_id is None:
+        raise CheckpointError(f"{folder.name}: the config does not say its decoder start, end and pad tokens")
+    vocab_size = model.get_output_embeddings().weight.shape[0]
+    hf_tokenizer = HFTokenizer(
+        tokenizer,
+        vocab_size=vocab_size,
+        decoder_start_id=int(start_id),
+        eos_id=int(eos_id),
+        pad_id=int(pad_id),
+    )
+    check_outputs(model, folder)
+    try:
+        model.to(torch_device)
+    except (RuntimeError, torch.cuda.OutOfMemoryError) as error:
+        model.to("cpu")
+        notice = f"could not move the model to {torch_device} ({one_line(error)}); using CPU instead"
+    rules = GenerationRules.from_generation_config(
+        generation, getattr(config, "max_position_embeddings", None)
+    )
+    if rules.unsupported:
+        settings = ", ".join(rules.unsupported)
+        notice = "; ".join(
+            filter(None, [notice, f"generation settings not applied when stepping: {settings}"])
+        )
+    metadata = {"architecture": facts.architecture, "folder": str(folder), "parameters": facts.parameters}
+    return HFFamily(model, hf_tokenizer, facts.model_type, rules, folder, notice, metadata)
+
+
+def load_weights(transformers, folder: Path):
+    """The model with its weights, in eval mode; weights that do not fit the config are refused."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model, loading = transformers.AutoModelForSeq2SeqLM.from_pretrained(
+                folder,
+                local_files_only=True,
+                use_safetensors=True,
+                attn_implementation="attnviz",
+                dtype=torch.float32,
+                output_loading_info=True,
+            )
+    except Exception as error:  # size mismatches, bad headers, unknown configs: all one line
+        raise CheckpointError(f"{folder.name}: the weights do not load ({one_line(error)})") from error
+    missing = list(loading.get("missing_keys") or [])
+    mismatched = list(loading.get("mismatched_keys") or [])
+    if missing or mismatched:
+        named = (missing + [str(m[0]) if isinstance(m, tuple) else str(m) for m in mismatched])[:3]
+        raise CheckpointError(
+            f"{folder.name}: the weights do not match the config (missing or wrong: {', '.join(named)})"
+        )
+    return model.eval()
+
+
+@torch.no_grad()
+def check_outputs(model, folder: Path) -> None:
+    """One forward pass over a few tokens; its logits must be finite."""
+    ids = torch.arange(2, 2 + SMOKE_TOKENS).clamp(max=model.config.vocab_size - 1)[None]  # (1, n)
+    try:
+        logits = model(input_ids=ids, decoder_input_ids=ids[:, :2]).logits
+    except (RuntimeError, ValueError, IndexError) as error:
+        raise CheckpointError(f"{folder.name}: the model cannot run ({one_line(error)})") from error
+    if not torch.isfinite(logits).all():
+        raise CheckpointError(f"{folder.name}: the weights compute NaN or infinite logits on a test input")

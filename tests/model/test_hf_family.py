@@ -1,0 +1,264 @@
+"""Hugging Face encoder-decoders through the model-family interface, on tiny random models of
+every supported architecture built here (tests/hf_factories.py): stepping equals the library's
+``generate``, the recorded attention is the library's, and the interface's promises hold."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from model.generation.decoding import DecodingSettings
+from model.generation.engine import GenerationEngine
+from model.hf.loading import open_hf
+from model.interface import Interventions
+from model.probes.teacher_forcing import teacher_force
+from model.registry import open_model
+from visualizer.cli import main
+from tests.hf_factories import KINDS, transformers, write_hf_model  # skips without the [hf] extra
+
+SOURCES = ("the cat sat on the mat", "où est la gare ?", "a")
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hf")
+    return {kind: write_hf_model(kind, root / kind) for kind in KINDS}
+
+
+@pytest.fixture(scope="module")
+def families(folders):
+    return {kind: open_hf(folder, "cpu") for kind, folder in folders.items()}
+
+
+def library_model(folder):
+    """The same folder opened by the library alone, with its own eager attention."""
+    return transformers.AutoModelForSeq2SeqLM.from_pretrained(folder, attn_implementation="eager").eval()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_greedy_stepping_writes_what_generate_writes(kind, folders, families):
+    family, reference = families[kind], library_model(folders[kind])
+    for source in SOURCES:
+        engine = GenerationEngine(family, source)
+        engine.run_to_end()
+        inputs = family.tokenizer.hf(source, return_tensors="pt")
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the library's advice on max_length, for the default it uses
+            generated = reference.generate(**inputs, do_sample=False, num_beams=1)[0].tolist()
+        assert generated[0] == family.tokenizer.bos_id
+        expected = generated[1:]
+        while (
+            expected
+            and expected[-1] == family.tokenizer.pad_id
+            and family.tokenizer.pad_id != family.tokenizer.eos_id
+        ):
+            expected.pop()
+        assert engine.output_ids == expected, (kind, source)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_recorded_attention_is_the_librarys_eager_attention(kind, folders, families):
+    """Each step's rows equal the library's output_attentions of a full pass over the same tokens,
+    and the encoder's equal its encoder attentions."""
+    family, reference = families[kind], library_model(folders[kind])
+    engine = GenerationEngine(family, SOURCES[0])
+    for _ in range(5):
+        engine.step()
+    inputs = family.tokenizer.hf(SOURCES[0], return_tensors="pt")
+    decoder_ids = torch.tensor([[family.tokenizer.bos_id, *engine.output_ids[:-1]]])
+    with torch.no_grad():
+        out = reference(**inputs, decoder_input_ids=decoder_ids, output_attentions=True)
+    encoder = np.stack([a[0].numpy() for a in out.encoder_attentions])  # (L, H, S, S)
+    np.testing.assert_allclose(engine.encoder.attention["enc_self"], encoder, atol=1e-6)
+    for t, record in enumerate(engine.steps):
+        cross = np.stack([a[0, :, t].numpy() for a in out.cross_attentions])  # (L, H, S)
+        own = np.stack([a[0, :, t, : t + 1].numpy() for a in out.decoder_attentions])  # (L, H, t+1)
+        np.testing.assert_allclose(record.attention["cross"], cross, atol=1e-6)
+        np.testing.assert_allclose(record.attention["dec_self"], own, atol=1e-6)
+        np.testing.assert_allclose(record.attention["cross"].sum(-1), 1, atol=1e-5)
+    # the scores (T5's with its position bias): their softmax, scaled, is the attention
+    scores = torch.tensor(engine.encoder.scores["enc_self"]) * family.scale
+    np.testing.assert_allclose(
+        torch.softmax(scores, -1).numpy(), engine.encoder.attention["enc_self"], atol=1e-5
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_teacher_forcing_gives_the_librarys_logits(kind, folders, families):
+    family, reference = families[kind], library_model(folders[kind])
+    item = teacher_force(family, SOURCES[0], "the dog").item
+    inputs = family.tokenizer.hf(SOURCES[0], return_tensors="pt")
+    target = family.tokenizer.encode("the dog").ids
+    decoder_ids = torch.tensor([[family.tokenizer.bos_id, *target]])
+    with torch.no_grad():
+        logits = reference(**inputs, decoder_input_ids=decoder_ids).logits[0]
+    np.testing.assert_allclose(item.logits, logits.numpy(), atol=1e-5)
+    for kind in ("dec_self", "cross"):
+        matrices = item.attention[kind]
+        masked = torch.tensor(matrices.masked_scores)
+        np.testing.assert_allclose(torch.softmax(masked, -1).numpy(), matrices.weights, atol=1e-5)
+
+
+def test_back_force_and_reset_return_the_same_steps(families):
+    family = families["bart"]
+    engine = GenerationEngine(family, SOURCES[0])
+    first = [engine.step() for _ in range(4)]
+    engine.back()
+    engine.back()
+    again = [engine.step() for _ in range(2)]
+    for old, new in zip(first[2:], again, strict=True):
+        assert old.token_id == new.token_id
+        np.testing.assert_allclose(old.probs, new.probs, atol=1e-6)
+        np.testing.assert_allclose(old.attention["dec_self"], new.attention["dec_self"], atol=1e-6)
+    forced = engine.force(7)
+    assert forced.token_id == 7 and forced.forced
+    follow = engine.step()
+    assert follow.input_id == 7
+    engine.reset()
+    assert engine.step().token_id == first[0].token_id
+
+
+def test_beam_rows_are_the_single_steps(families):
+    """step_batch's log-probabilities for each hypothesis equal stepping that hypothesis alone."""
+    family = families["marian"]
+    engine = GenerationEngine(family, SOURCES[0])
+    encoded, start = engine.encoded, family.start(engine.encoded)
+    bos = family.tokenizer.bos_id
+    logprobs, cache = family.step_batch([0], [bos], encoded, start, Interventions())
+    logprobs2, _ = family.step_batch([0, 0], [5, 9], encoded, cache, Interventions())
+    for row, token in enumerate((5, 9)):
+        alone = family.step(bos, encoded, start, Interventions(), False)
+        second = family.step(token, encoded, alone.cache, Interventions(), False)
+        np.testing.assert_allclose(
+            logprobs2[row].numpy(), torch.log_softmax(second.logits, -1).numpy(), atol=1e-5
+        )
+    np.testing.assert_allclose(logprobs[0].numpy(), torch.log_softmax(alone.logits, -1).numpy(), atol=1e-5)
+    beam = GenerationEngine(family, SOURCES[0], DecodingSettings(strategy="beam", beam_width=3))
+    beam.run_to_end()
+    assert beam.beam is not None and beam.output_ids[-1] == family.tokenizer.eos_id
+
+
+def test_the_settings_force_the_target_language_and_the_picker_changes_it(families):
+    family = families["nllb"]
+    try:
+        family.set_languages(source="fra_Latn", target="deu_Latn")
+        engine = GenerationEngine(family, "le chat")
+        engine.step()
+        forced = family.tokenizer.hf.convert_tokens_to_ids("deu_Latn")
+        assert engine.steps[0].token_id == forced
+        assert engine.steps[0].probs[forced] == pytest.approx(1.0)
+        assert engine.encoder.tokens[0] == "fra_Latn"
+        assert family.tokenizer.encode("chat").ids[0] == forced  # teacher forcing reads it too
+        with pytest.raises(ValueError, match="unknown language code"):
+            family.set_languages(target="xx_YY")
+    finally:
+        family.set_languages(source="eng_Latn")
+    assert "deu_Latn" in family.info.config["languages"]
+
+
+def test_mbart_reads_its_settings_forced_language(families):
+    family = families["mbart"]
+    assert family.target_language == "fr_XX"
+    engine = GenerationEngine(family, SOURCES[0])
+    assert family.tokenizer.token_text(engine.step().token_id) == "fr_XX"
+
+
+def test_zeroing_a_head_equals_zeroing_its_slice_of_the_output_projection(folders, families):
+    family, reference = families["marian"], library_model(folders["marian"])
+    zeroed = Interventions(zeroed_heads=frozenset({("cross", 1, 2)}))
+    engine = GenerationEngine(family, SOURCES[0], interventions=zeroed)
+    engine.step()
+    plain = GenerationEngine(family, SOURCES[0])
+    plain.step()
+    assert not np.allclose(engine.steps[0].logits, plain.steps[0].logits)
+    head_dim = reference.config.d_model // reference.config.decoder_attention_heads
+    out_proj = reference.model.decoder.layers[1].encoder_attn.out_proj
+
+    def zero_head(_module, args):
+        (hidden,) = args
+        hidden = hidden.clone()
+        hidden[..., 2 * head_dim : 3 * head_dim] = 0
+        return (hidden,)
+
+    out_proj.register_forward_pre_hook(zero_head)
+    inputs = family.tokenizer.hf(SOURCES[0], return_tensors="pt")
+    with torch.no_grad():
+        logits = reference(**inputs, decoder_input_ids=torch.tensor([[family.tokenizer.bos_id]])).logits[
+            0, -1
+        ]
+    expected = family.rules.apply([family.tokenizer.bos_id], logits)
+    np.testing.assert_allclose(engine.steps[0].logits, expected.numpy(), atol=1e-5)
+
+
+def test_labels_show_word_starts_and_decoded_bytes(families):
+    tokenizer = families["bart"].tokenizer
+    ids = tokenizer.encode_source("der hund läuft").ids
+    labels = [tokenizer.token_text(i) for i in ids]
+    assert "".join(labels[1:-1]).replace("▁", " ").strip() == "der hund läuft"
+    assert any(label.startswith("▁") for label in labels)
+    assert not any("Ġ" in label or "Ã" in label for label in labels)
+    sentencepiece = families["t5"].tokenizer
+    assert sentencepiece.token_text(sentencepiece.encode_source("the cat").ids[0]).startswith("▁")
+    assert sentencepiece.token_text(sentencepiece.vocab_size - 1).startswith("<unused")
+
+
+def test_the_registry_opens_a_folder(folders):
+    family = open_model(folders["t5"], "cpu")
+    assert family.info.family == "huggingface"
+    assert family.info.capabilities.positional == "relative_bias"
+    assert family.info.capabilities.norm == "rmsnorm"
+    assert not family.info.capabilities.scaling
+
+
+def test_positional_tables_are_read_from_the_weights(families):
+    marian = families["marian"]
+    table = marian.positional_table()
+    np.testing.assert_array_equal(
+        table.numpy(), marian.model.model.encoder.embed_positions.weight[: len(table)].detach().numpy()
+    )
+    bart = families["bart"].positional_table()
+    np.testing.assert_array_equal(
+        bart.numpy(), families["bart"].model.model.encoder.embed_positions.weight[2:].detach().numpy()
+    )
+    assert families["t5"].positional_table() is None
+
+
+def test_trace_of_a_folder_holds_the_documented_arrays(folders, families, tmp_path, capsys):
+    out = tmp_path / "trace.npz"
+    argv = ["trace", "--checkpoint", str(folders["nllb"]), "--text", SOURCES[0], "--out", str(out)]
+    assert main([*argv, "--tgt-lang", "fra_Latn"]) == 0
+    arrays = np.load(out)
+    summary = json.loads(out.with_suffix(".json").read_text())
+    steps = len(arrays["out_ids"])
+    source_ids = families["nllb"].tokenizer.hf(SOURCES[0])["input_ids"]
+    np.testing.assert_array_equal(arrays["src_ids"], source_ids)
+    assert arrays["enc_self"].shape == (2, 2, len(source_ids), len(source_ids))
+    assert arrays["cross"].shape == (3, 4, steps, len(source_ids))
+    assert arrays["dec_self"].shape == (3, 4, steps, steps)
+    assert arrays["probs"].shape == (steps, families["nllb"].tokenizer.vocab_size)
+    assert arrays["out_ids"][0] == families["nllb"].tokenizer.hf.convert_tokens_to_ids("fra_Latn")
+    assert summary["family"] == "huggingface" and summary["target_language"] == "fra_Latn"
+    assert summary["source_tokens"][0] == "eng_Latn"
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "trace",
+                "--checkpoint",
+                str(folders["marian"]),
+                "--text",
+                "x",
+                "--out",
+                str(out),
+                "--overwrite",
+                "--tgt-lang",
+                "de",
+            ]
+        )
+        == 2
+    )
+    assert "no language codes" in capsys.readouterr().err
