@@ -256,6 +256,7 @@ def apply_options(window, session, args) -> None:
     if args.panel:
         window.show_panel(args.panel)
     session.initial_steps = args.steps
+    session.initial_languages = (getattr(args, "src_lang", None), getattr(args, "tgt_lang", None))
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -109,6 +109,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         session = self.session
         specs = {
             "open": ("&Open checkpoint…", QKeySequence.StandardKey.Open, self.open_dialog),
+            "open_folder": ("Open &folder (Hugging Face model)…", "Ctrl+Shift+O", self.open_folder_dialog),
             "export_png": ("Export view as &PNG…", "Ctrl+E", self.export_png),
             "export_svg": ("Export view as &SVG…", "Ctrl+Shift+E", self.export_svg),
             "export_trace": ("Export &trace (.npz)…", "Ctrl+T", self.export_trace),
@@ -153,6 +154,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         bar = self.menuBar()
         file_menu = self.menu(bar, "&File")
         file_menu.addAction(self.actions_by_name["open"])
+        file_menu.addAction(self.actions_by_name["open_folder"])
         self.recent_menu = self.menu(file_menu, "Open &recent")
         file_menu.addSeparator()
         for name in ("export_png", "export_svg", "export_trace"):
@@ -346,6 +348,14 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self, tr("Open checkpoint", self.session.language), "", CHECKPOINT_FILTER
+        )
+        if path:
+            self.open_checkpoint(path)
+
+    def open_folder_dialog(self) -> None:
+        """A folder saved with save_pretrained (config.json, safetensors, tokenizer files)."""
+        path = QFileDialog.getExistingDirectory(
+            self, tr("Open a Hugging Face model folder", self.session.language)
         )
         if path:
             self.open_checkpoint(path)

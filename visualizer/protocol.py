@@ -26,6 +26,10 @@ class ModelInfo:
     metadata: dict  # free-form facts the checkpoint carries (training recipe, accuracy)
     notice: str | None = None
     cuda_available: bool = False  # whether the worker's torch sees a CUDA device
+    # multilingual models: the language codes, and those read and written now
+    languages: tuple[str, ...] = ()
+    source_language: str | None = None
+    target_language: str | None = None
 
     @property
     def name(self) -> str:
@@ -74,6 +78,15 @@ class BranchRequest:
 class DeviceRequest:
     id: int
     device: str
+
+
+@dataclass(frozen=True)
+class LanguageRequest:
+    """A multilingual model's source and target languages (None: keep that one)."""
+
+    id: int
+    source: str | None
+    target: str | None
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from visualizer.protocol import (
     Computed,
     ComputeRequest,
     DeviceRequest,
+    LanguageRequest,
     LoadRequest,
     ModelInfo,
     ModelLoaded,
@@ -43,6 +44,7 @@ WHAT = {
     LoadRequest: "load",
     StartRequest: "start",
     DeviceRequest: "device",
+    LanguageRequest: "language",
     ComputeRequest: "compute",
 }
 DOING = {
@@ -51,6 +53,7 @@ DOING = {
     StepRequest: "stepping",
     BranchRequest: "forcing a token",
     DeviceRequest: "moving the model",
+    LanguageRequest: "choosing the languages",
     ComputeRequest: "computing a panel's view",
 }
 
@@ -102,6 +105,9 @@ def model_info(model: ModelFamily) -> ModelInfo:
         model.metadata,
         model.notice,
         cuda_available=torch.cuda.is_available(),
+        languages=tuple(model.languages),
+        source_language=model.source_language,
+        target_language=model.target_language,
     )
 
 
@@ -187,6 +193,12 @@ class ModelRunner:
             return ModelLoaded(request.id, model_info(checkpoint))
         if isinstance(request, DeviceRequest):
             return self.move(request)
+        if isinstance(request, LanguageRequest):
+            if self.checkpoint is None:
+                raise ValueError("no model is loaded")
+            self.checkpoint.set_languages(request.source, request.target)
+            self.engine = None  # the source reads differently now: start again
+            return ModelLoaded(request.id, model_info(self.checkpoint))
         if self.checkpoint is None:
             raise ValueError("no model is loaded: open a checkpoint first")
         if isinstance(request, ComputeRequest):

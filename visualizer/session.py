@@ -25,6 +25,7 @@ from visualizer.protocol import (  # noqa: F401  (the session's vocabulary, impo
     Computed,
     ComputeRequest,
     DeviceRequest,
+    LanguageRequest,
     LoadRequest,
     ModelInfo,
     ModelLoaded,
@@ -84,6 +85,8 @@ class Session:
         self._play_when_started = False  # Enter ran a source: play it once it is encoded
         self._queued_steps = 0  # → pressed while a step was computing: taken when it arrives
         self.initial_steps = 0  # steps to run after the first model loads (attnviz --steps)
+        # languages for the first model, if multilingual (attnviz --src-lang/--tgt-lang)
+        self.initial_languages: tuple[str | None, str | None] = (None, None)
         self.generation = 0  # the generation asked for last
         self.shown_generation = 0  # the generation the shown snapshot belongs to
         self._ids = itertools.count(1)
@@ -151,6 +154,26 @@ class Session:
         self.acted.emit()
         self.device = device
         self._send(DeviceRequest(next(self._ids), device))
+
+    def set_languages(self, source: str | None = None, target: str | None = None) -> None:
+        """A multilingual model reads ``source`` and writes ``target`` (codes from its list)."""
+        self.acted.emit()
+        self._send(LanguageRequest(next(self._ids), source, target))
+
+    def asked_languages(self, model: ModelInfo) -> bool:
+        """Ask for the languages given on the command line, once; True if asked."""
+        wanted, self.initial_languages = self.initial_languages, (None, None)
+        if wanted == (None, None):
+            return False
+        unknown = [code for code in wanted if code is not None and code not in model.languages]
+        if unknown:
+            self.message.emit(
+                "warning",
+                trf("this model has no language code {code}", self.language, code=", ".join(unknown)),
+            )
+            return False
+        self._send(LanguageRequest(next(self._ids), *wanted))
+        return True
 
     def outside_training(self, source: str) -> list[Finding]:
         """How ``source`` lies outside what the loaded model was trained on (from the metadata
@@ -380,6 +403,8 @@ class Session:
             self.busy_changed.emit(False)
 
     def _model_loaded(self, model: ModelInfo) -> None:
+        if self.asked_languages(model):
+            return  # the model comes back with its languages set, and generation starts then
         previous = self.model
         same_model = previous is not None and (model.path, model.family) == (previous.path, previous.family)
         keep_steps = self.cursor + 1 if same_model else 0  # a device switch keeps the user's place

@@ -114,9 +114,12 @@ def inspect_folder(folder: Path) -> FolderFacts:
     config = read_config(folder)
     model_type = config.get("model_type")
     if model_type not in ARCHITECTURES:
-        named = config.get("architectures") or model_type
+        architectures = config.get("architectures")
+        named = f"{model_type!r}" + (
+            f" ({', '.join(map(str, architectures))})" if isinstance(architectures, list) else ""
+        )
         raise CheckpointError(
-            f"{folder.name}: architecture {named!r} is not one this app runs (it runs {SUPPORTED})"
+            f"{folder.name}: model type {named} is not one this app runs (it runs {SUPPORTED})"
         )
     if not config.get("is_encoder_decoder", True):
         raise CheckpointError(

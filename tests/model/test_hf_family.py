@@ -17,8 +17,8 @@ from model.hf.loading import open_hf
 from model.interface import Interventions
 from model.probes.teacher_forcing import teacher_force
 from model.registry import open_model
-from visualizer.cli import main
 from tests.hf_factories import KINDS, transformers, write_hf_model  # skips without the [hf] extra
+from visualizer.cli import main
 
 SOURCES = ("the cat sat on the mat", "où est la gare ?", "a")
 

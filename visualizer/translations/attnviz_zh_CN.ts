@@ -551,5 +551,25 @@
         <source>B: no attention (context zero)</source>
         <translation>B：无注意力（上下文为零）</translation>
     </message>
+    <message>
+        <source>From:</source>
+        <translation>源语言：</translation>
+    </message>
+    <message>
+        <source>To:</source>
+        <translation>目标语言：</translation>
+    </message>
+    <message>
+        <source>Open &amp;folder (Hugging Face model)…</source>
+        <translation>打开文件夹（Hugging Face 模型）(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Open a Hugging Face model folder</source>
+        <translation>打开 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>this model has no language code {code}</source>
+        <translation>此模型没有语言代码 {code}</translation>
+    </message>
 </context>
 </TS>

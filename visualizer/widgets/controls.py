@@ -27,6 +27,7 @@ from model.tasks.synthetic import TASK_NAMES, format_date
 from visualizer.coverage_text import describe
 from visualizer.i18n import Translator
 from visualizer.session import Session
+from visualizer.widgets.language_picker import LanguagePicker
 
 STRATEGY_LABELS = {
     "greedy": "greedy",
@@ -79,6 +80,8 @@ class SourceBar(QWidget):
         session.model_changed.connect(lambda _model: self.show_outside_training())
         session.language_changed.connect(lambda _language: self.show_outside_training())
         layout.addWidget(self.edit, 1)
+        self.languages = LanguagePicker(session, translator)  # multilingual models only
+        layout.addWidget(self.languages)
         self.examples = QToolButton()
         self.examples.setText("Examples")
         translator.add(self.examples.setText, "Examples")

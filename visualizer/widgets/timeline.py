@@ -65,6 +65,9 @@ class Timeline(QScrollArea):
 
     def on_snapshot_changed(self, snapshot) -> None:
         self.shown = snapshot
+        if snapshot is not None:  # what the decoder reads first: <bos>, or a model's own (</s>, <pad>)
+            first = snapshot.tokenizer.token_text(snapshot.tokenizer.bos_id)
+            self.start.setText("⟨bos⟩" if first == "<bos>" else first)
         steps = snapshot.steps if snapshot is not None else ()
         while len(self.buttons) > len(steps):
             button = self.buttons.pop()

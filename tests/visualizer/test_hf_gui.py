@@ -1,0 +1,108 @@
+"""A Hugging Face folder in the real window: opened like a checkpoint (and by the File menu's
+folder action), stepped, its languages picked, every page shown or saying why; a broken folder
+leaves the previous model loaded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from model.generation.engine import GenerationEngine
+from model.hf.loading import open_hf
+from tests.hf_factories import write_hf_model
+from tests.visualizer.conftest import window_on
+from visualizer.panels.registry import PANELS
+
+
+@pytest.fixture(scope="module")
+def nllb(tmp_path_factory):
+    return write_hf_model("nllb", tmp_path_factory.mktemp("hf") / "nllb-tiny")
+
+
+@pytest.fixture
+def nllb_window(qtbot, settings, nllb):
+    yield from window_on(qtbot, settings, nllb)
+
+
+def test_a_folder_opens_steps_and_shows_the_librarys_attention(nllb_window, nllb, qtbot):
+    window, session = nllb_window.window, nllb_window.session
+    kinds = [window.kind_tabs.tabData(i) for i in range(window.kind_tabs.count())]
+    assert kinds == ["enc_self", "dec_self", "cross"]
+    assert "M2M100/NLLB" in window.model_label.text()
+    session.set_kind("cross")
+    for _ in range(3):
+        qtbot.keyClick(window.grid, Qt.Key.Key_Right)
+        nllb_window.wait_idle()
+    engine = GenerationEngine(open_hf(nllb, "cpu"), session.source)
+    for _ in range(3):
+        engine.step()
+    expected = np.stack([step.attention["cross"][2, 1] for step in engine.steps])
+    np.testing.assert_allclose(window.grid.cell_matrix(2, 1), expected, atol=1e-6)
+    assert session.snapshot.encoder.tokens[0] == "eng_Latn"
+
+
+def test_the_language_picker_forces_the_first_token(nllb_window, nllb):
+    window, session = nllb_window.window, nllb_window.session
+    picker = window.source_bar.languages
+    assert picker.isVisible()
+    assert picker.target.itemText(0) == "(the model's choice)"
+    index = picker.target.findText("deu_Latn")
+    picker.target.setCurrentIndex(index)
+    picker.target.activated.emit(index)
+    nllb_window.wait_idle()
+    assert session.model.target_language == "deu_Latn"
+    session.step_forward()
+    nllb_window.wait_idle()
+    first = session.snapshot.steps[0]
+    assert session.model.tokenizer.token_text(first.token_id) == "deu_Latn"
+    assert first.probs[first.token_id] == pytest.approx(1.0)
+
+
+def test_pages_show_or_say_why(nllb_window):
+    window = nllb_window.window
+    reasons = {}
+    for entry, page in zip(PANELS, window.panel_pages, strict=True):
+        window.show_panel(entry.key)
+        nllb_window.wait_idle()
+        reasons[entry.key] = page.reason.text() if page.currentWidget() is page.reason else None
+    assert reasons["masks"] is None and reasons["positions"] is None and reasons["decoding"] is None
+    assert "√d_k" in reasons["scaling"]
+    assert "statistics" in reasons["layernorm"]
+
+
+def test_a_broken_folder_is_refused_and_the_model_stays(nllb_window, nllb, tmp_path):
+    window, session = nllb_window.window, nllb_window.session
+    broken = shutil.copytree(nllb, tmp_path / "broken")
+    config = json.loads((broken / "config.json").read_text())
+    (broken / "config.json").write_text(json.dumps({**config, "model_type": "llama"}))
+    before = session.model
+    session.open_checkpoint(broken)
+    nllb_window.wait_idle()
+    assert session.model is before
+    assert "'llama'" in window.message_label.text() and "Marian" in window.message_label.text()
+    assert "M2M100/NLLB" in window.model_label.text()
+
+
+def test_languages_from_the_command_line_apply_before_the_first_generation(qtbot, settings, nllb):
+    from visualizer.main_window import MainWindow
+    from visualizer.session import Session
+
+    session = Session()
+    session.source = "the cat"
+    session.initial_steps = 2
+    session.initial_languages = ("fra_Latn", "deu_Latn")
+    window = MainWindow(session, settings)
+    qtbot.addWidget(window)
+    window.show()
+    window.open_checkpoint(nllb)
+    qtbot.waitUntil(lambda: session.snapshot is not None and len(session.snapshot.steps) == 2, timeout=20_000)
+    assert (session.model.source_language, session.model.target_language) == ("fra_Latn", "deu_Latn")
+    assert session.snapshot.encoder.tokens[0] == "fra_Latn"
+    assert session.model.tokenizer.token_text(session.snapshot.steps[0].token_id) == "deu_Latn"
+    assert window.timeline.start.text() == "</s>"
+    assert window.source_bar.languages.target.currentText() == "deu_Latn"
+    window.close()

@@ -1,0 +1,75 @@
+"""The source and target language of a multilingual model (NLLB, mBART-50, M2M100).
+
+Shown only for a model whose tokenizer has language codes. The target is forced as the first
+output token, as the library's ``forced_bos_token_id`` does; changing either runs the source
+again. Each box filters its long list as one types (NLLB has 200 codes).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QCompleter, QHBoxLayout, QLabel, QWidget
+
+from visualizer.i18n import Translator
+from visualizer.protocol import ModelInfo
+from visualizer.session import Session
+
+NOT_FORCED = "(the model's choice)"
+
+
+class LanguagePicker(QWidget):
+    def __init__(self, session: Session, translator: Translator, parent=None) -> None:
+        super().__init__(parent)
+        self.session = session
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 0, 0, 0)
+        self.source = self.language_box("the language of the source (its first token for NLLB)")
+        self.target = self.language_box("the language to write: forced as the first output token")
+        for text, box in (("From:", self.source), ("To:", self.target)):
+            label = QLabel(text)
+            translator.add(label.setText, text)
+            layout.addWidget(label)
+            layout.addWidget(box)
+        self.hide()
+        session.model_changed.connect(self.show_model)
+
+    def language_box(self, tooltip: str) -> QComboBox:
+        box = QComboBox()
+        box.setEditable(True)  # type to filter
+        box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        box.completer().setFilterMode(Qt.MatchFlag.MatchContains)
+        box.completer().setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        box.setMinimumContentsLength(9)
+        box.setToolTip(tooltip)
+        box.activated.connect(self.on_chosen)
+        return box
+
+    def show_model(self, model: ModelInfo) -> None:
+        self.setVisible(bool(model.languages))
+        if not model.languages:
+            return
+        for box, current, extra in (
+            (self.source, model.source_language, ()),
+            (self.target, model.target_language, () if model.target_language else (NOT_FORCED,)),
+        ):
+            box.blockSignals(True)
+            items = [*extra, *model.languages]
+            if [box.itemText(i) for i in range(box.count())] != items:
+                box.clear()
+                box.addItems(items)
+            box.setCurrentIndex(max(0, box.findText(current)) if current else 0)
+            box.blockSignals(False)
+
+    def chosen(self, box: QComboBox) -> str | None:
+        text = box.currentText()
+        return text if text in (self.session.model.languages if self.session.model else ()) else None
+
+    def on_chosen(self, _index: int = 0) -> None:
+        model = self.session.model
+        if model is None:
+            return
+        source, target = self.chosen(self.source), self.chosen(self.target)
+        source = source if source != model.source_language else None  # None: keep it
+        target = target if target != model.target_language else None
+        if source is not None or target is not None:
+            self.session.set_languages(source, target)
