@@ -112,9 +112,11 @@ def t5_tokenizer():
     return transformers.T5Tokenizer(vocab=unigram_pieces(["<pad>", "</s>", "<unk>"]), extra_ids=0)
 
 
-def build(kind: str, folder: Path):
-    """The tokenizer and a random model of ``kind``, with the generation settings the real ones have."""
+def build(kind: str, folder: Path, **sizes):
+    """The tokenizer and a random model of ``kind``, with the generation settings the real ones
+    have; ``sizes`` replace ``SMALL``'s (not for T5)."""
     torch.manual_seed(0)
+    small = {**SMALL, **sizes}
     if kind == "marian":
         tokenizer = marian_tokenizer(folder)
         vocab = len(tokenizer)
@@ -125,7 +127,7 @@ def build(kind: str, folder: Path):
             decoder_start_token_id=pad,
             eos_token_id=0,
             forced_eos_token_id=0,
-            **SMALL,
+            **small,
         )
         model = transformers.MarianMTModel(config)
         model.generation_config.bad_words_ids = [[pad]]  # as every opus-mt model's settings say
@@ -141,7 +143,7 @@ def build(kind: str, folder: Path):
             decoder_start_token_id=2,
             forced_bos_token_id=0,
             forced_eos_token_id=2,
-            **SMALL,
+            **small,
         )
         model = transformers.BartForConditionalGeneration(config)
         model.generation_config.no_repeat_ngram_size = 3  # as bart-large-cnn's settings
@@ -156,7 +158,7 @@ def build(kind: str, folder: Path):
             eos_token_id=2,
             decoder_start_token_id=2,
             forced_eos_token_id=2,
-            **SMALL,
+            **small,
         )
         model = transformers.MBartForConditionalGeneration(config)
         model.generation_config.forced_bos_token_id = tokenizer.convert_tokens_to_ids("fr_XX")
@@ -169,7 +171,7 @@ def build(kind: str, folder: Path):
             bos_token_id=0,
             eos_token_id=2,
             decoder_start_token_id=2,
-            **SMALL,
+            **small,
         )
         model = transformers.M2M100ForConditionalGeneration(config)
         model.generation_config.max_length = 20
@@ -199,9 +201,9 @@ def build(kind: str, folder: Path):
     return tokenizer, model.eval()
 
 
-def write_hf_model(kind: str, folder: Path) -> Path:
+def write_hf_model(kind: str, folder: Path, **sizes) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    tokenizer, model = build(kind, folder)
+    tokenizer, model = build(kind, folder, **sizes)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder

@@ -12,11 +12,13 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
+    QScrollArea,
     QSplitter,
     QStyle,
     QTabBar,
@@ -245,7 +247,13 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.grid = AttentionGrid(session)
         self.grid.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.detail = HeadDetail(session)
-        self.views.addWidget(self.grid)
+        # many layers and heads (NLLB: 12 × 16) scroll rather than shrink below a readable cell
+        self.grid_scroll = QScrollArea()
+        self.grid_scroll.setWidgetResizable(True)
+        self.grid_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.grid_scroll.setWidget(self.grid)
+        self.grid.scrolls = True
+        self.views.addWidget(self.grid_scroll)
         self.views.addWidget(self.detail)
         self.views.setStretchFactor(0, 3)
         self.views.setStretchFactor(1, 2)

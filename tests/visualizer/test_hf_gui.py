@@ -106,3 +106,23 @@ def test_languages_from_the_command_line_apply_before_the_first_generation(qtbot
     assert window.timeline.start.text() == "</s>"
     assert window.source_bar.languages.target.currentText() == "deu_Latn"
     window.close()
+
+
+def test_many_layers_and_heads_scroll_with_readable_cells(qtbot, settings, tmp_path):
+    """NLLB's 12 × 16 heads: the grid keeps cells of READABLE_CELL pixels and its pane scrolls."""
+    from visualizer.widgets.attention_grid import READABLE_CELL
+
+    sizes = dict(encoder_layers=12, decoder_layers=12, encoder_attention_heads=16, decoder_attention_heads=16)
+    folder = write_hf_model("nllb", tmp_path / "wide", d_model=32, **sizes)
+    for harness in window_on(qtbot, settings, folder):
+        window = harness.window
+        window.resize(1024, 700)
+        harness.session.set_kind("cross")
+        harness.session.step_forward()
+        harness.wait_idle()
+        qtbot.waitUntil(lambda: window.grid.layout_ is not None and window.grid.layout_.layers == 12)
+        scroll = window.grid_scroll
+        assert window.grid.minimumWidth() > scroll.viewport().width()
+        assert scroll.horizontalScrollBar().maximum() > 0 and scroll.verticalScrollBar().maximum() > 0
+        assert window.grid.minimumWidth() >= 17 * READABLE_CELL
+        assert window.size().width() == 1024  # the window did not grow

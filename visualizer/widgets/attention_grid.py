@@ -47,6 +47,10 @@ from visualizer.widgets.mosaic import (  # noqa: F401 (MEAN: the grid's column k
 LABEL_COLOR = "#dddddd"
 CELL_STEP = 8  # cell sizes are multiples of this, so that resizing rarely redraws
 MIN_CELL = 8  # below this a cell shows nothing readable anyway
+# the smallest cell (screen pixels) the grid asks room for: a model with many layers and heads
+# (NLLB: 12 × 16) gets a grid larger than its pane, which then scrolls, rather than unreadable cells
+READABLE_CELL = 40
+COLORBAR_ROOM = 72  # the colour bar beside the mosaic, with its tick labels
 
 
 class AttentionGrid(pg.GraphicsLayoutWidget):
@@ -58,6 +62,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setBackground(BACKGROUND)
         self.session = session
+        self.scrolls = False  # True inside a scroll area: ask for room for readable cells
         self.viewbox = self.ci.addViewBox(row=0, col=0, enableMenu=False, lockAspect=True, invertY=True)
         self.viewbox.setMouseEnabled(x=False, y=False)
         self.viewbox.setDefaultPadding(0.01)
@@ -185,8 +190,19 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         columns = view.heads + 1 if view.heads > 1 else 1  # one head is its own mean: no mean column
         return MosaicLayout(view.layers, columns, queries, keys, self.max_cell(view.layers, columns))
 
+    def readable_size(self, layers: int, columns: int) -> tuple[int, int]:
+        """Screen pixels in which every cell is at least ``READABLE_CELL`` wide, labels included."""
+        left, right, top, bottom = self.label_margins(layers)
+        width = left + right + columns * READABLE_CELL * 13 / 12 + COLORBAR_ROOM
+        height = top + bottom + layers * READABLE_CELL * 13 / 12
+        return math.ceil(width), math.ceil(height)
+
     def draw(self) -> None:
         view = self.view
+        if self.scrolls:
+            width, height = self.readable_size(view.layers, view.heads + 1 if view.heads > 1 else 1)
+            if (self.minimumWidth(), self.minimumHeight()) != (width, height):
+                self.setMinimumSize(width, height)  # the scroll area around the grid scrolls beyond it
         layout = self.new_layout(view)
         self.layout_ = layout
         if not self.shows(view, layout):
@@ -348,6 +364,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         ):
             keys.pop()
             halves.pop()
+        if len(keys) == 1 and 2 * halves[0] + 3 * pixel_x > layout.pitch:  # wider than its column
+            keys.clear()
         queries, end = [], -np.inf
         line = (self.metrics.height() + 2) * pixel_y  # + 2: CJK glyphs stand a pixel taller
         for query, token in enumerate(view.query_labels):
