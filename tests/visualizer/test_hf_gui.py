@@ -114,15 +114,17 @@ def test_many_layers_and_heads_scroll_with_readable_cells(qtbot, settings, tmp_p
 
     sizes = dict(encoder_layers=12, decoder_layers=12, encoder_attention_heads=16, decoder_attention_heads=16)
     folder = write_hf_model("nllb", tmp_path / "wide", d_model=32, **sizes)
-    for harness in window_on(qtbot, settings, folder):
-        window = harness.window
-        window.resize(1024, 700)
-        harness.session.set_kind("cross")
-        harness.session.step_forward()
-        harness.wait_idle()
-        qtbot.waitUntil(lambda: window.grid.layout_ is not None and window.grid.layout_.layers == 12)
-        scroll = window.grid_scroll
-        assert window.grid.minimumWidth() > scroll.viewport().width()
-        assert scroll.horizontalScrollBar().maximum() > 0 and scroll.verticalScrollBar().maximum() > 0
-        assert window.grid.minimumWidth() >= 17 * READABLE_CELL
-        assert window.size().width() == 1024  # the window did not grow
+    opened = window_on(qtbot, settings, folder)
+    harness = next(opened)
+    window, grid = harness.window, harness.window.grid
+    window.resize(1024, 700)
+    harness.session.set_kind("cross")
+    harness.session.step_forward()
+    harness.wait_idle()
+    qtbot.waitUntil(lambda: grid.layout_ is not None and grid.layout_.layers == 12)
+    scroll = window.grid_scroll
+    assert grid.minimumWidth() > scroll.viewport().width()
+    assert scroll.horizontalScrollBar().maximum() > 0 and scroll.verticalScrollBar().maximum() > 0
+    assert grid.minimumWidth() >= 17 * READABLE_CELL
+    assert window.size().width() == 1024  # the window did not grow
+    next(opened, None)  # closes the window
