@@ -350,6 +350,11 @@ class ModelFamily(ABC):
         positions; None otherwise."""
         return None
 
+    def positional_layout(self) -> str:
+        """How ``positional_table`` stores a sinusoid's sin and cos: "interleaved" (dims 2i and
+        2i+1, as the paper writes it) or "halves" (all sines, then all cosines)."""
+        return "interleaved"
+
     def norm_input_probe(self, src: torch.Tensor, src_pad: torch.Tensor, interventions: Interventions) -> Any:
         """(B, S, D) what the encoder's first norm normalises, for families with norms."""
         raise NotImplementedError(f"{self.info.display_name} has no norm to probe")

@@ -336,6 +336,15 @@ class HFFamily(ModelFamily):
             table = embeddings.weight
         return table[:limit].detach()
 
+    def positional_layout(self) -> str:
+        """Marian and M2M100 store all sines, then all cosines (their own ``create_weight`` and
+        ``get_embedding``)."""
+        return _layout(self.model_type)
+
+
+def _layout(model_type: str) -> str:
+    return "halves" if model_type in ("marian", "m2m_100") else "interleaved"
+
 
 def language_codes(tokenizer: Any) -> list[str]:
     """The language tokens of a multilingual tokenizer (NLLB, mBART-50, M2M100), sorted."""

@@ -38,6 +38,23 @@ class EncodingTable:
 
     kind: str  # "sinusoidal", "learned" or "none" (the model's config.positional)
     table: np.ndarray  # [max_len, d_model]
+    # how a sinusoid's sin and cos columns are stored: "interleaved" (the paper's, dims 2i, 2i+1)
+    # or "halves" (Marian, M2M100/NLLB: all sines, then all cosines: dims i, i + d/2)
+    layout: str = "interleaved"
+
+    def pair_dims(self, pair: int) -> tuple[int, int]:
+        """The two dimensions of pair ``pair`` (sin and cos for a sinusoid)."""
+        if self.layout == "halves":
+            return pair, pair + self.table.shape[1] // 2
+        return 2 * pair, 2 * pair + 1
+
+    def measured_wavelength(self, pair: int) -> float:
+        """The wavelength of a sinusoid pair, measured from the table's first two rows: the angle
+        (sin, cos) turns by from position 0 to 1 (no formula assumed)."""
+        a, b = self.pair_dims(pair)
+        (s0, c0), (s1, c1) = self.table[0, [a, b]], self.table[1, [a, b]]
+        turn = math.atan2(s1 * c0 - c1 * s0, c1 * c0 + s1 * s0)
+        return 2 * math.pi / abs(turn) if turn else math.inf
 
 
 def wavelength(pair: int, d_model: int) -> float:

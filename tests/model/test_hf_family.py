@@ -262,3 +262,21 @@ def test_trace_of_a_folder_holds_the_documented_arrays(folders, families, tmp_pa
         == 2
     )
     assert "no language codes" in capsys.readouterr().err
+
+
+def test_sinusoid_pairs_are_read_as_the_model_stores_them(families):
+    """Marian stores all sines, then all cosines: pair i is dims i and i + d/2, and its
+    wavelength, measured from the table, is the one Marian's formula gives."""
+    from model.probes.positions import EncodingTable, positional_table
+
+    marian = families["marian"]
+    table = EncodingTable("sinusoidal", positional_table(marian), marian.positional_layout())
+    width = table.table.shape[1]
+    pair = 3
+    assert table.pair_dims(pair) == (pair, pair + width // 2)
+    position = np.arange(len(table.table))
+    angle = position / 10000 ** (2 * pair / width)
+    np.testing.assert_allclose(table.table[:, pair], np.sin(angle), atol=1e-5)
+    np.testing.assert_allclose(table.table[:, pair + width // 2], np.cos(angle), atol=1e-5)
+    assert table.measured_wavelength(pair) == pytest.approx(2 * np.pi * 10000 ** (2 * pair / width), rel=1e-3)
+    assert families["bart"].positional_layout() == "interleaved"

@@ -72,6 +72,9 @@ def test_pages_show_or_say_why(nllb_window):
     assert reasons["masks"] is None and reasons["positions"] is None and reasons["decoding"] is None
     assert "√d_k" in reasons["scaling"]
     assert "statistics" in reasons["layernorm"]
+    positions = window.panels[[entry.key for entry in PANELS].index("positions")]
+    assert not positions.what_if_button.isEnabled()  # it cannot run without its positions
+    assert "i + d/2" in positions.info.text()
 
 
 def test_a_broken_folder_is_refused_and_the_model_stays(nllb_window, nllb, tmp_path):

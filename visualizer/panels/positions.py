@@ -55,7 +55,9 @@ SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 def encoding_job(model, _snapshot) -> EncodingTable:
     """Runs on the worker: the model's positional encoding for every position it can read."""
-    return EncodingTable(model.info.capabilities.positional, positional_table(model))
+    return EncodingTable(
+        model.info.capabilities.positional, positional_table(model), model.positional_layout()
+    )
 
 
 def format_wavelength(value: float) -> str:
@@ -227,6 +229,12 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
         self.drawn.clear()
         if model is None:
             return
+        # the what-if re-encodes without the positions: only for a model that can leave them out
+        supported = model.family.capabilities.supports("no_positional")
+        if not supported:
+            self.what_if_button.setChecked(False)
+        self.what_if_button.setEnabled(supported)
+        self.what_if_button.setToolTip("" if supported else self.text("what_if_unsupported"))
         d_model, max_len = model.family.d_model, model.family.max_source_len
         with QSignalBlocker(self.pair_spin):
             self.pair_spin.setRange(0, max(d_model // 2 - 1, 0))
@@ -315,15 +323,20 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
                 if repeated:
                     curve.setData([], [])
                     continue
-                self.wave_dims[2 * slot + phase] = 2 * pair + phase
-                curve.setData(x, table[:, 2 * pair + phase])
+                dim = self.table.pair_dims(pair)[phase]
+                self.wave_dims[2 * slot + phase] = dim
+                curve.setData(x, table[:, dim])
             if repeated:
                 self.pe_pairs[slot].hide()
                 continue
             # the short form: three formulas side by side pushed PE·PEᵀ off a 1024-pixel window
             self.legend.addItem(self.curves[2 * slot], self.pair_legend(pair, d_model, formula=False))
-            place(self.pe_pairs[slot], 2 * pair, 0, 2, positions)
-        title = self.text("waves_title" if self.table.kind == "sinusoidal" else "waves_learned")
+            first, second = self.table.pair_dims(pair)
+            place(self.pe_pairs[slot], first, 0, 2 if second == first + 1 else 1, positions)
+        if self.table.kind != "sinusoidal":
+            title = self.text("waves_learned")
+        else:
+            title = self.text("waves_halves" if self.table.layout == "halves" else "waves_title")
         self.waves_plot.setTitle(title, color=LABEL_COLOR, size="10pt")
         if self.table.kind == "learned":
             self.waves_plot.enableAutoRange(axis="y")
@@ -333,9 +346,14 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
 
     def pair_legend(self, pair: int, d_model: int, formula: bool = True) -> str:
         """ "dims 2i, 2i+1 · λ = 2π·10000^(2i/d) = …" (no wavelength unless sinusoidal)."""
-        name = self.text("dims", a=2 * pair, b=2 * pair + 1)
-        if self.table is None or self.table.kind != "sinusoidal":
+        if self.table is None:
+            return self.text("dims", a=2 * pair, b=2 * pair + 1)
+        first, second = self.table.pair_dims(pair)
+        name = self.text("dims", a=first, b=second)
+        if self.table.kind != "sinusoidal":
             return name
+        if self.table.layout == "halves":  # not the paper's formula: measured from the table
+            return f"{name} · λ = {format_wavelength(self.table.measured_wavelength(pair))}"
         value = format_wavelength(wavelength(pair, d_model))
         if not formula:
             return f"{name} · λ = {value}"
@@ -372,7 +390,8 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
         if self.table is None:
             self.info.setText(self.text("computing"))
             return
-        lines = [self.text(self.table.kind)]
+        halves = self.table.kind == "sinusoidal" and self.table.layout == "halves"
+        lines = [self.text("sinusoidal_halves" if halves else self.table.kind)]
         snapshot = self.session.snapshot
         if snapshot is not None:
             length = len(snapshot.encoder.tokens)

@@ -6,17 +6,22 @@ TEXT = {
     "en": {
         "pair": "pair i:",
         "what_if": "What-if: remove positional encoding",
+        "what_if_unsupported": "this model cannot be run without its positional encoding",
         "swap": "swap source positions",
         "pe_title": "PE: position (row) × dimension (column)",
         "bits_title": "position in binary (bits)",
         "gram_title": "PE·PEᵀ: position × position",
         "waves_title": "PE[:, 2i] (sin, solid) and PE[:, 2i+1] (cos, dashed) over position",
         "waves_learned": "PE[:, 2i] (solid) and PE[:, 2i+1] (dashed) over position",
+        "waves_halves": "PE[:, i] (sin, solid) and PE[:, i + d/2] (cos, dashed) over position",
         "position": "position",
         "value": "value",
         "dims": "dims {a}, {b}",
         "computing": "Asking the model for its positional encoding…",
         "sinusoidal": "This model adds the fixed sinusoidal encoding (its <code>sinusoid</code> buffer).",
+        "sinusoidal_halves": "This model adds a fixed sinusoidal table, read from its weights, stored as "
+        "all sines then all cosines: pair i is dims i and i + d/2, and each wavelength is measured "
+        "from the table.",
         "learned": "This model <b>learned</b> its positional embedding: the table, the waves and PE·PEᵀ "
         "show what training made of it; no wavelength applies.",
         "none": "This model adds <b>no</b> positional encoding: the table is all zeros, and its encoder "
@@ -51,17 +56,21 @@ TEXT = {
     "zh": {
         "pair": "维度对 i：",
         "what_if": "假设：去掉位置编码",
+        "what_if_unsupported": "此模型无法在去掉位置编码的情况下运行",
         "swap": "交换源序列位置",
         "pe_title": "PE：位置（行）× 维度（列）",
         "bits_title": "位置的二进制（各位）",
         "gram_title": "PE·PEᵀ：位置 × 位置",
         "waves_title": "PE[:, 2i]（sin，实线）与 PE[:, 2i+1]（cos，虚线）随位置的变化",
         "waves_learned": "PE[:, 2i]（实线）与 PE[:, 2i+1]（虚线）随位置的变化",
+        "waves_halves": "PE[:, i]（sin，实线）与 PE[:, i + d/2]（cos，虚线）随位置的变化",
         "position": "位置",
         "value": "值",
         "dims": "第 {a}、{b} 维",
         "computing": "正在向模型获取它的位置编码…",
         "sinusoidal": "该模型加的是固定的正弦位置编码（即它的 <code>sinusoid</code> 缓冲区）。",
+        "sinusoidal_halves": "该模型加的是固定的正弦位置表（从其权重读出），先存全部正弦、再存全部余弦："
+        "第 i 对是维度 i 与 i + d/2，每个波长都从表中实测。",
         "learned": "该模型的位置嵌入是<b>学习得到的</b>：表格、波形和 PE·PEᵀ 显示训练的结果；"
         "这里没有波长可言。",
         "none": "该模型<b>没有</b>位置编码：表格全为零，编码器无法区分源序列的不同顺序。",
