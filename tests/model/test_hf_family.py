@@ -280,3 +280,24 @@ def test_sinusoid_pairs_are_read_as_the_model_stores_them(families):
     np.testing.assert_allclose(table.table[:, pair + width // 2], np.cos(angle), atol=1e-5)
     assert table.measured_wavelength(pair) == pytest.approx(2 * np.pi * 10000 ** (2 * pair / width), rel=1e-3)
     assert families["bart"].positional_layout() == "interleaved"
+
+
+def test_the_masks_page_teacher_forces_exactly_the_generated_tokens(families):
+    """Re-encoding the decoded text would split it differently (random pieces here); the page
+    reads the generated ids themselves."""
+    from model.probes.teacher_forcing import teacher_force_batch
+    from visualizer.panels.masks import generated_target
+
+    family = families["nllb"]
+    engine = GenerationEngine(family, SOURCES[0])
+    for _ in range(6):
+        engine.step()
+    snapshot = engine.snapshot()
+    target = generated_target(snapshot, 5)
+    assert target == tuple(engine.output_ids[:6])
+    [item] = teacher_force_batch(family, [SOURCES[0]], [target])
+    np.testing.assert_array_equal(item.input_ids[1:7], engine.output_ids[:6])
+    for t, step in enumerate(engine.steps):  # the same rows as stepping computed
+        np.testing.assert_allclose(
+            item.attention["cross"].weights[:, :, t], step.attention["cross"], atol=1e-5
+        )

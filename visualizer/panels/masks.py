@@ -63,10 +63,15 @@ def second_source(source: str) -> tuple[str, str]:
         return shorter, ""
 
 
-def generated_target(snapshot, cursor: int) -> str:
-    """The tokens generated up to the shown step, as a teacher-forced target (at most max_len - 1)."""
-    text = snapshot.tokenizer.decode(snapshot.output_ids[: cursor + 1])
-    return text[: snapshot.info.max_target_len - 1]  # the decoder reads <bos> too
+def generated_target(snapshot, cursor: int) -> tuple[int, ...]:
+    """The tokens generated up to the shown step, as a teacher-forced target (at most max_len - 1).
+
+    Their ids, not their text: a subword tokenizer may split the decoded text differently from
+    how the model wrote it, and the decoder must read exactly what it generated."""
+    ids = list(snapshot.output_ids[: cursor + 1])
+    if ids and ids[-1] == snapshot.tokenizer.eos_id:  # the batch adds <eos> as the last target
+        ids.pop()
+    return tuple(ids[: snapshot.info.max_target_len - 1])  # the decoder reads <bos> too
 
 
 def request_capture(session, sources, targets, interventions) -> list | None:
