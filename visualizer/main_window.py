@@ -172,6 +172,14 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         self.kind_actions = QActionGroup(self)  # one per kind of the loaded model: rebuild_kinds
         self.kind_menu = self.menu(view_menu, "&Attention kind")
         view_menu.addAction(self.actions_by_name["mean"])
+        # subword models: attention over words (keys summed, queries averaged)
+        self.words_action = view_menu.addAction("Merge pieces into &words")
+        self.translator.add(self.words_action.setText, "Merge pieces into &words")
+        self.words_action.setCheckable(True)
+        self.words_action.setEnabled(False)
+        self.words_action.setShortcut(QKeySequence("W"))
+        self.words_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.words_action.toggled.connect(self.session.set_words)
         view_menu.addAction(self.actions_by_name["compare"])
         view_menu.addAction(self.actions_by_name["stop_compare"])
         colormap_menu = self.menu(view_menu, "&Colormap")
@@ -424,6 +432,8 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
     # -- session events -------------------------------------------------------------------
     def on_model_changed(self, model) -> None:
         self.rebuild_kinds()
+        self.words_action.setEnabled(self.session.words_available)
+        self.words_action.setChecked(self.session.words)
         self.show_attention_or_reason()
         self.model_label.setText(f"{model.name} · {model.family.display_name} · {model.device}")
         if model.path is not None:

@@ -85,6 +85,7 @@ class Session:
         self._play_when_started = False  # Enter ran a source: play it once it is encoded
         self._queued_steps = 0  # → pressed while a step was computing: taken when it arrives
         self.initial_steps = 0  # steps to run after the first model loads (attnviz --steps)
+        self.words = False  # attention over words, pieces merged (subword models)
         # languages for the first model, if multilingual (attnviz --src-lang/--tgt-lang)
         self.initial_languages: tuple[str | None, str | None] = (None, None)
         self.generation = 0  # the generation asked for last
@@ -122,16 +123,30 @@ class Session:
 
     def attention(self):
         """What the attention views show now; computed once per change, shared by the views."""
-        from visualizer.views import attention_view
+        from visualizer.views import attention_view, words_view
 
         if self.snapshot is None or not self.snapshot.info.has_attention:
             return None  # loading, or a model without attention (the views say so)
         kind = self.shown_kind
-        key = (id(self.snapshot), kind, self.cursor)
+        key = (id(self.snapshot), kind, self.cursor, self.words)
         if self._view_key != key:
             self._view = attention_view(self.snapshot, kind, self.cursor)
+            if self.words:
+                self._view = words_view(self.snapshot, self._view, self.cursor) or self._view
             self._view_key = key
         return self._view
+
+    @property
+    def words_available(self) -> bool:
+        """The loaded model's tokens are pieces with word starts (a subword tokenizer)."""
+        return self.model is not None and hasattr(self.model.tokenizer, "is_word_start")
+
+    def set_words(self, on: bool) -> None:
+        """Show attention over words (pieces merged: keys summed, queries averaged)."""
+        on = bool(on) and self.words_available
+        if on != self.words:
+            self.words = on
+            self.view_changed.emit()
 
     @property
     def shown_kind(self) -> str:
@@ -413,6 +428,7 @@ class Session:
         kept = self.snapshot.steps[:keep_steps] if same_model and self.snapshot is not None else ()
         forced = tuple(step.token_id if step.forced else None for step in kept)
         self.model = model
+        self.words = self.words and self.words_available
         # what-ifs the new model cannot apply would only mislabel its pictures
         self.interventions = self.interventions.limited_to(model.family.capabilities.what_ifs)
         self.computed.clear()

@@ -5,6 +5,7 @@ Widgets call these and draw the result; a test compares the result with the engi
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -54,6 +55,73 @@ def attention_view(snapshot: GenerationSnapshot, kind: str, step: int) -> Attent
         row = record.attention[kind]  # [L, H, keys so far]
         weights[:, :, t, : row.shape[-1]] = row
     return AttentionView(kind, weights, weights.mean(1), queries, keys, n - 1 if n else None)
+
+
+def word_groups(ids, tokenizer) -> list[list[int]] | None:
+    """Positions of ``ids`` grouped into words: a piece that starts a word (or a special token)
+    opens a group, the pieces after it join it. None for a tokenizer without word starts."""
+    starts = getattr(tokenizer, "is_word_start", None)
+    if starts is None:
+        return None
+    groups: list[list[int]] = []
+    for position, token_id in enumerate(ids):
+        if not groups or starts(int(token_id)):
+            groups.append([position])
+        else:
+            groups[-1].append(position)
+    return groups
+
+
+def word_label(pieces: list[str]) -> str:
+    """The pieces of one word as one label, its word-start mark dropped."""
+    return "".join(pieces).replace("▁", " ").strip() or "".join(pieces)
+
+
+def merged_into_words(view: AttentionView, query_groups: list[list[int]], key_groups: list[list[int]]):
+    """``view`` over words: each key word gets the sum of its pieces' weights (the attention it
+    received), each query word the mean of its pieces' rows. Masked entries (NaN) stay out of
+    both, and a word whose pieces are all masked stays masked."""
+    weights = view.weights  # [L, H, Q, K]
+    masked = np.isnan(weights)
+    columns = []
+    for group in key_groups:  # [L, H, Q] each: the word's weight from every query piece
+        part = weights[..., group]
+        summed = np.nansum(part, axis=-1)
+        columns.append(np.where(masked[..., group].all(-1), np.nan, summed))
+    by_key = np.stack(columns, axis=-1)  # [L, H, Q, words]
+    rows = []
+    for group in query_groups:
+        part = by_key[:, :, group, :]
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-masked column: NaN, as wanted
+            rows.append(np.nanmean(part, axis=2))
+    merged = np.stack(rows, axis=2).astype(np.float32)  # [L, H, query words, key words]
+    current = None
+    if view.current_row is not None:
+        current = next(i for i, group in enumerate(query_groups) if view.current_row in group)
+    return AttentionView(
+        view.kind,
+        merged,
+        merged.mean(1),
+        [word_label([view.query_labels[i] for i in group]) for group in query_groups],
+        [word_label([view.key_labels[i] for i in group]) for group in key_groups],
+        current,
+    )
+
+
+def words_view(snapshot: GenerationSnapshot, view: AttentionView, step: int) -> AttentionView | None:
+    """``view`` merged into words, or None when the model's tokens have no word starts."""
+    tokenizer = snapshot.tokenizer
+    source = word_groups(snapshot.encoder.src_ids, tokenizer)
+    if source is None:
+        return None
+    spec = snapshot.info.kind(view.kind)
+    target = word_groups([s.input_id for s in snapshot.steps[: step + 1]], tokenizer) or []
+    query_groups = source if spec.queries == "source" else target
+    key_groups = source if spec.keys == "source" else target
+    if not query_groups or not key_groups:
+        return view
+    return merged_into_words(view, query_groups, key_groups)
 
 
 def head_name(head: int | None, heads: int, language: str = "en") -> str:

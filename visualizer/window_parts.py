@@ -319,7 +319,9 @@ SHORTCUT_LINES = (
     "Enter (in the Source box) run and play · → step · ← back · Space play/pause",
     "Home reset · End run to end",
     "1, 2, 3 … the model's kinds of attention, in the order of the tabs · M mean of heads",
-    "Ctrl+O open · Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit",
+    "W attention over words (subword models: pieces merged)",
+    "Ctrl+O open · Ctrl+Shift+O open a Hugging Face folder",
+    "Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit",
     "Ctrl+K compare with another model · Ctrl+Shift+K stop comparing",
     "Click a head to enlarge it; hover a cell to read its weight.",
 )

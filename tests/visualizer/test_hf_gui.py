@@ -131,3 +131,34 @@ def test_many_layers_and_heads_scroll_with_readable_cells(qtbot, settings, tmp_p
     assert grid.minimumWidth() >= 17 * READABLE_CELL
     assert window.size().width() == 1024  # the window did not grow
     next(opened, None)  # closes the window
+
+
+def test_w_shows_attention_over_words_and_says_so(nllb_window, qtbot):
+    from visualizer.views import attention_view, words_view
+
+    window, session = nllb_window.window, nllb_window.session
+    session.set_source("der hundepark läuft parkingdogs")
+    nllb_window.wait_idle()
+    session.set_kind("cross")
+    for _ in range(3):
+        qtbot.keyClick(window.grid, Qt.Key.Key_Right)
+        nllb_window.wait_idle()
+    assert window.words_action.isEnabled()
+    pieces = window.grid.cell_matrix(0, 1).shape
+    qtbot.keyClick(window.grid, Qt.Key.Key_W)
+    assert session.words and window.words_action.isChecked()
+    expected = words_view(
+        session.snapshot, attention_view(session.snapshot, "cross", session.cursor), session.cursor
+    )
+    qtbot.waitUntil(lambda: window.grid.cell_matrix(0, 1).shape == expected.weights.shape[2:])
+    np.testing.assert_allclose(window.grid.cell_matrix(0, 1), expected.weights[0, 1], atol=1e-6)
+    assert window.grid.cell_matrix(0, 1).shape[1] < pieces[1]
+    assert "words" in window.step_hint.text()
+    qtbot.keyClick(window.grid, Qt.Key.Key_W)
+    assert not session.words and window.grid.cell_matrix(0, 1).shape == pieces
+
+
+def test_w_is_off_for_a_character_model(harness):
+    assert not harness.window.words_action.isEnabled()
+    harness.session.set_words(True)
+    assert not harness.session.words

@@ -508,8 +508,12 @@
         <translation>1、2、3 … 按标签顺序切换模型的注意力类型 · M 各头平均</translation>
     </message>
     <message>
-        <source>Ctrl+O open · Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit</source>
-        <translation>Ctrl+O 打开 · Ctrl+E 导出 PNG · Ctrl+T 导出轨迹 · Ctrl+Q 退出</translation>
+        <source>Ctrl+O open · Ctrl+Shift+O open a Hugging Face folder</source>
+        <translation>Ctrl+O 打开 · Ctrl+Shift+O 打开 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>Ctrl+E export PNG · Ctrl+T export trace · Ctrl+Q quit</source>
+        <translation>Ctrl+E 导出 PNG · Ctrl+T 导出轨迹 · Ctrl+Q 退出</translation>
     </message>
     <message>
         <source>Ctrl+K compare with another model · Ctrl+Shift+K stop comparing</source>
@@ -570,6 +574,14 @@
     <message>
         <source>this model has no language code {code}</source>
         <translation>此模型没有语言代码 {code}</translation>
+    </message>
+    <message>
+        <source>Merge pieces into &amp;words</source>
+        <translation>子词合并为词(&amp;W)</translation>
+    </message>
+    <message>
+        <source>W attention over words (subword models: pieces merged)</source>
+        <translation>W 按词显示注意力（子词模型：子词合并）</translation>
     </message>
 </context>
 </TS>

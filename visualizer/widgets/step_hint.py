@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from visualizer.events import Subscriptions
 from visualizer.session import Session
@@ -19,6 +19,7 @@ TEXT = {
         "heads": " · <b>M</b> the mean of the heads",
         "kinds": " · <b>1</b> … <b>{n}</b> the kinds of attention",
         "none": "<b>→</b> one token · <b>←</b> back · <b>End</b> run to the end",
+        "words": " · <b>words</b>: pieces merged, keys summed, queries averaged (<b>W</b>)",
     },
     "zh": {
         "instead": "还没有生成词元：这里显示的是模型读入输入时算好的<b>{shown}</b>。",
@@ -27,6 +28,7 @@ TEXT = {
         "heads": " · <b>M</b> 各头平均",
         "kinds": " · <b>1</b> … <b>{n}</b> 切换注意力类型",
         "none": "<b>→</b> 生成一个词元 · <b>←</b> 后退 · <b>End</b> 运行到结束",
+        "words": " · <b>按词显示</b>：子词已合并，键求和、查询取平均（<b>W</b>）",
     },
 }
 
@@ -49,6 +51,8 @@ class StepHint(QLabel):
         self.setObjectName("step-hint")
         self.setStyleSheet(BEFORE_STYLE)
         self.setFixedHeight(self.fontMetrics().height() + 4)
+        # a long reminder is cut at the window's edge rather than widening the window
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.subscriptions = Subscriptions(
             (session.cursor_changed, self.refresh),
             (session.snapshot_changed, self.refresh),
@@ -66,7 +70,7 @@ class StepHint(QLabel):
             self.setText("")
             return
         if session.cursor >= 0:
-            later = reminder(words, session.snapshot.info)
+            later = reminder(words, session.snapshot.info) + (words["words"] if session.words else "")
             if self.text() != later:  # a style sheet set on every step would re-polish
                 self.setStyleSheet(AFTER_STYLE)
                 self.setText(later)
