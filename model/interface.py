@@ -350,6 +350,20 @@ class ModelFamily(ABC):
         positions; None otherwise."""
         return None
 
+    def relative_bias_curve(self, side: Side, distances: Any) -> tuple[Any, Any]:
+        """Families with a learned relative position bias (T5): for each relative distance
+        (key position − query position) in ``distances`` (n,), its bucket (n,) and each head's
+        bias (H, n), for the encoder ("source") or the decoder ("target")."""
+        raise NotImplementedError(f"{self.info.display_name} has no relative position bias")
+
+    def relative_bias_matrix(self, side: Side, length: int) -> Any:
+        """(H, length, length) the bias added to the scores of ``length`` positions."""
+        raise NotImplementedError(f"{self.info.display_name} has no relative position bias")
+
+    def relative_bias_settings(self) -> tuple[int, int]:
+        """(number of buckets, max distance) of the relative position bias."""
+        raise NotImplementedError(f"{self.info.display_name} has no relative position bias")
+
     def positional_layout(self) -> str:
         """How ``positional_table`` stores a sinusoid's sin and cos: "interleaved" (dims 2i and
         2i+1, as the paper writes it) or "halves" (all sines, then all cosines)."""

@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
             "attention",
             "masks",
             "positions",
+            "relative_bias",
             "scaling",
             "layernorm",
             "decoding",

@@ -336,6 +336,38 @@ class HFFamily(ModelFamily):
             table = embeddings.weight
         return table[:limit].detach()
 
+    def bias_attention(self, side: str):
+        """The T5 attention module that owns a side's relative position bias (its first layer's
+        self-attention; the other layers reuse its bias)."""
+        if self.model_type not in T5_TYPES:
+            raise NotImplementedError(f"{self.info.display_name} has no relative position bias")
+        stack = self.model.encoder if side == "source" else self.model.decoder
+        return stack.block[0].layer[0].SelfAttention
+
+    @torch.no_grad()
+    def relative_bias_curve(self, side, distances):
+        attention = self.bias_attention(side)
+        relative = torch.as_tensor(distances, dtype=torch.long, device=self.device)
+        buckets = attention._relative_position_bucket(
+            relative,
+            bidirectional=not attention.is_decoder,
+            num_buckets=attention.relative_attention_num_buckets,
+            max_distance=attention.relative_attention_max_distance,
+        )
+        bias = attention.relative_attention_bias(buckets)  # (n, H)
+        return buckets.cpu().numpy(), bias.T.float().cpu().numpy()
+
+    @torch.no_grad()
+    def relative_bias_matrix(self, side, length: int):
+        attention = self.bias_attention(side)
+        return (
+            attention.compute_bias(length, length, device=self.device)[0].float().cpu().numpy()
+        )  # (H, L, L)
+
+    def relative_bias_settings(self) -> tuple[int, int]:
+        attention = self.bias_attention("source")
+        return attention.relative_attention_num_buckets, attention.relative_attention_max_distance
+
     def positional_layout(self) -> str:
         """Marian and M2M100 store all sines, then all cosines (their own ``create_weight`` and
         ``get_embedding``)."""

@@ -5,6 +5,7 @@ every supported architecture built here (tests/hf_factories.py): stepping equals
 from __future__ import annotations
 
 import json
+import math
 import warnings
 
 import numpy as np
@@ -301,3 +302,50 @@ def test_the_masks_page_teacher_forces_exactly_the_generated_tokens(families):
         np.testing.assert_allclose(
             item.attention["cross"].weights[:, :, t], step.attention["cross"], atol=1e-5
         )
+
+
+def t5_bucket(distance: int, bidirectional: bool, buckets: int, max_distance: int) -> int:
+    """T5's bucketing, written out from the paper's description (Raffel et al. 2020, §2.1)."""
+    offset = 0
+    if bidirectional:
+        buckets //= 2
+        offset = buckets if distance > 0 else 0
+        distance = abs(distance)
+    else:
+        distance = max(-distance, 0)
+    exact = buckets // 2
+    if distance < exact:
+        return offset + distance
+    logarithmic = exact + int(math.log(distance / exact) / math.log(max_distance / exact) * (buckets - exact))
+    return offset + min(logarithmic, buckets - 1)
+
+
+def test_t5_relative_bias_is_read_from_the_model(families):
+    from model.probes.relative_bias import relative_bias
+
+    t5 = families["t5"]
+    found = relative_bias(t5, ["▁the", "▁cat", "</s>"])
+    config = t5.model.config
+    assert (found.num_buckets, found.max_distance) == (8, 16)
+    for curve, stack, bidirectional in (
+        (found.encoder, t5.model.encoder, True),
+        (found.decoder, t5.model.decoder, False),
+    ):
+        table = (
+            stack.block[0].layer[0].SelfAttention.relative_attention_bias.weight.detach().numpy()
+        )  # (buckets, H)
+        expected = [t5_bucket(int(d), bidirectional, 8, 16) for d in curve.distance]
+        np.testing.assert_array_equal(curve.bucket, expected)
+        np.testing.assert_array_equal(curve.bias, table[expected].T)
+        assert curve.bias.shape == (config.num_heads, len(curve.distance))
+    assert (
+        found.decoder.distance.max() == 0 and found.encoder.distance.min() < 0 < found.encoder.distance.max()
+    )
+    # the matrix: entry (q, k) is the bias of distance k − q
+    matrix = found.source_matrix
+    for q in range(3):
+        for k in range(3):
+            index = list(found.encoder.distance).index(k - q)
+            np.testing.assert_allclose(matrix[:, q, k], found.encoder.bias[:, index], atol=1e-6)
+    with pytest.raises(NotImplementedError):
+        families["marian"].relative_bias_settings()

@@ -72,6 +72,7 @@ def test_pages_show_or_say_why(nllb_window):
     assert reasons["masks"] is None and reasons["positions"] is None and reasons["decoding"] is None
     assert "√d_k" in reasons["scaling"]
     assert "statistics" in reasons["layernorm"]
+    assert "not as a bias on the scores" in reasons["relative_bias"]
     positions = window.panels[[entry.key for entry in PANELS].index("positions")]
     assert not positions.what_if_button.isEnabled()  # it cannot run without its positions
     assert "i + d/2" in positions.info.text()
@@ -162,3 +163,24 @@ def test_w_is_off_for_a_character_model(harness):
     assert not harness.window.words_action.isEnabled()
     harness.session.set_words(True)
     assert not harness.session.words
+
+
+def test_t5_shows_its_relative_position_bias(qtbot, settings, tmp_path):
+    from model.probes.relative_bias import relative_bias
+
+    folder = write_hf_model("t5", tmp_path / "t5")
+    opened = window_on(qtbot, settings, folder)
+    harness = next(opened)
+    window, session = harness.window, harness.session
+    window.show_panel("relative_bias")
+    panel = window.panels[[entry.key for entry in PANELS].index("relative_bias")]
+    session.select_head(0, 1)
+    qtbot.waitUntil(lambda: panel.bias is not None and bool(panel.head_curves), timeout=20_000)
+    expected = relative_bias(open_hf(folder, "cpu"), list(session.snapshot.encoder.tokens))
+    shown = {title: curve.getData() for title, curve in panel.head_curves.items()}
+    encoder = next(data for title, data in shown.items() if "encoder" in title)
+    np.testing.assert_array_equal(encoder[0], expected.encoder.distance)
+    np.testing.assert_allclose(encoder[1], expected.encoder.bias[1], atol=1e-6)
+    np.testing.assert_allclose(panel.matrix.image.image, expected.source_matrix[1], atol=1e-6)
+    assert "8 buckets" in panel.info.text()
+    next(opened, None)

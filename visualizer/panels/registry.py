@@ -47,6 +47,15 @@ def needs_position_table(info: FamilyInfo) -> str | None:
     return None
 
 
+def needs_relative_bias(info: FamilyInfo) -> str | None:
+    scheme = info.capabilities.positional
+    if scheme == "relative_bias":
+        return None
+    if scheme == "none":
+        return "this model has no positional encoding"
+    return "this model adds its positions as a table to the tokens, not as a bias on the scores"
+
+
 def needs_scaling(info: FamilyInfo) -> str | None:
     capabilities = info.capabilities
     if not capabilities.scaling:
@@ -92,6 +101,12 @@ PANELS: tuple[PanelEntry, ...] = (
         {"en": "Positional encoding", "zh": "位置编码"},
         "positions:PositionsPanel",
         needs_position_table,
+    ),
+    PanelEntry(
+        "relative_bias",
+        {"en": "Relative bias", "zh": "相对位置偏置"},
+        "relative_bias:RelativeBiasPanel",
+        needs_relative_bias,
     ),
     PanelEntry("scaling", {"en": "Why ÷√dₖ", "zh": "为何除以 √dₖ"}, "scaling:ScalingPanel", needs_scaling),
     PanelEntry(

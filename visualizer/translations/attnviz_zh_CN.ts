@@ -583,5 +583,9 @@
         <source>W attention over words (subword models: pieces merged)</source>
         <translation>W 按词显示注意力（子词模型：子词合并）</translation>
     </message>
+    <message>
+        <source>this model adds its positions as a table to the tokens, not as a bias on the scores</source>
+        <translation>此模型把位置作为表格加到词元上，而不是作为分数上的偏置</translation>
+    </message>
 </context>
 </TS>
