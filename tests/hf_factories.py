@@ -112,6 +112,11 @@ def t5_tokenizer():
     return transformers.T5Tokenizer(vocab=unigram_pieces(["<pad>", "</s>", "<unk>"]), extra_ids=0)
 
 
+# fairseq's special ids, which BART, mBART and M2M100/NLLB share: <s> 0, <pad> 1, </s> 2; the
+# decoder starts from </s>
+FAIRSEQ_IDS = dict(pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2)
+
+
 def build(kind: str, folder: Path, **sizes):
     """The tokenizer and a random model of ``kind``, with the generation settings the real ones
     have; ``sizes`` replace ``SMALL``'s (not for T5)."""
@@ -136,14 +141,7 @@ def build(kind: str, folder: Path, **sizes):
         vocab_map, merges = trained_bpe(["<s>", "<pad>", "</s>", "<unk>", "<mask>"], 400, byte_level=True)
         tokenizer = transformers.BartTokenizer(vocab=vocab_map, merges=merges)
         config = transformers.BartConfig(
-            vocab_size=len(tokenizer),
-            pad_token_id=1,
-            bos_token_id=0,
-            eos_token_id=2,
-            decoder_start_token_id=2,
-            forced_bos_token_id=0,
-            forced_eos_token_id=2,
-            **small,
+            vocab_size=len(tokenizer), **FAIRSEQ_IDS, forced_bos_token_id=0, forced_eos_token_id=2, **small
         )
         model = transformers.BartForConditionalGeneration(config)
         model.generation_config.no_repeat_ngram_size = 3  # as bart-large-cnn's settings
@@ -152,27 +150,14 @@ def build(kind: str, folder: Path, **sizes):
         pieces = unigram_pieces(["<s>", "<pad>", "</s>", "<unk>"])
         tokenizer = transformers.MBartTokenizer(vocab=pieces, src_lang="en_XX", tgt_lang="fr_XX")
         config = transformers.MBartConfig(
-            vocab_size=len(tokenizer),
-            pad_token_id=1,
-            bos_token_id=0,
-            eos_token_id=2,
-            decoder_start_token_id=2,
-            forced_eos_token_id=2,
-            **small,
+            vocab_size=len(tokenizer), **FAIRSEQ_IDS, forced_eos_token_id=2, **small
         )
         model = transformers.MBartForConditionalGeneration(config)
         model.generation_config.forced_bos_token_id = tokenizer.convert_tokens_to_ids("fr_XX")
     elif kind == "nllb":
         vocab_map, merges = trained_bpe(["<s>", "<pad>", "</s>", "<unk>"])
         tokenizer = transformers.NllbTokenizer(vocab=vocab_map, merges=merges, src_lang="eng_Latn")
-        config = transformers.M2M100Config(
-            vocab_size=len(tokenizer),
-            pad_token_id=1,
-            bos_token_id=0,
-            eos_token_id=2,
-            decoder_start_token_id=2,
-            **small,
-        )
+        config = transformers.M2M100Config(vocab_size=len(tokenizer), **FAIRSEQ_IDS, **small)
         model = transformers.M2M100ForConditionalGeneration(config)
         model.generation_config.max_length = 20
     elif kind == "t5":

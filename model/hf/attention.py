@@ -34,6 +34,9 @@ class Recording:
     scores: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)
     bias: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)  # (1, H, Q, K) T5's
     scaling: float | None = None  # what Q·Kᵀ was multiplied by (1 for T5)
+    # kind → the additive mask (B, 1, 1 or Q, K) used instead of the library's for that kind:
+    # the decoder's padding alone, for the "no causal mask" what-if
+    masks: dict[str, torch.Tensor] = field(default_factory=dict)
 
     def stacked(self, kind: str, layers: int, what: str = "weights") -> torch.Tensor:
         """(B, L, H, Q, K) of ``kind``'s ``layers`` layers."""
@@ -65,6 +68,10 @@ def recorded_attention(
     **kwargs,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The library's eager attention: query (B, H, Q, d), key and value (B, H, K, d)."""
+    record = ACTIVE.get()
+    where = record.names.get(id(module)) if record is not None else None
+    if where is not None and where[0] in record.masks:
+        attention_mask = record.masks[where[0]]
     if scaling is None:
         scaling = query.size(-1) ** -0.5
     raw = torch.matmul(query, key.transpose(2, 3))  # (B, H, Q, K)
@@ -76,8 +83,6 @@ def recorded_attention(
     weights = nn.functional.softmax(scores, dim=-1)
     weights = nn.functional.dropout(weights, p=dropout, training=module.training)
     output = torch.matmul(weights, value).transpose(1, 2).contiguous()  # (B, Q, H, d)
-    record = ACTIVE.get()
-    where = record.names.get(id(module)) if record is not None else None
     if where is not None:
         if record.capture:
             record.weights[where] = weights

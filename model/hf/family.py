@@ -126,7 +126,7 @@ def describe(
             positional="relative_bias" if t5 else POSITIONAL[model_type],  # type: ignore[arg-type]
             norm="rmsnorm" if t5 else "layernorm",
             norm_placement="pre" if model_type in PRE_NORM else "post",
-            what_ifs=frozenset({"zeroed_heads"}),
+            what_ifs=frozenset({"zeroed_heads", "no_causal_mask"}),
             gradients=True,
             teacher_forcing=True,
             padded_batch=True,
@@ -289,16 +289,26 @@ class HFFamily(ModelFamily):
         )
         tokens = torch.tensor(list(token_ids), device=self.device)
         logits, new_cache, _ = self.run_decoder(chosen, tokens, encoded, interventions, capture=False)
-        ruled = torch.stack(
-            [self.rules.apply(ids, row.float()) for ids, row in zip(new_cache.ids, logits, strict=True)]
-        )
-        return torch.log_softmax(ruled, dim=-1), new_cache
+        # as the library's beam search: the settings act on the log-probabilities (a banned
+        # token is −∞, the rest are not renormalised; a forced one gets 0)
+        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        ruled = [self.rules.apply(ids, row) for ids, row in zip(new_cache.ids, logprobs, strict=True)]
+        return torch.stack(ruled), new_cache
 
     @torch.no_grad()
     def teacher_force(self, encoded, tgt_in: Tensor, tgt_pad: Tensor, interventions) -> TeacherForcedOutput:
         tgt_pad = tgt_pad.clone()
         tgt_pad[:, 0] = False  # the start token is real even where it is the pad id (T5)
-        with recording(self.new_recording(interventions, True)) as record:
+        record = self.new_recording(interventions, True)
+        batch, length = tgt_in.shape
+        future = torch.ones(length, length, dtype=torch.bool, device=tgt_in.device).triu(1)  # (T, T)
+        if interventions.no_causal_mask:  # the decoder sees every target position but padding
+            future = torch.zeros_like(future)
+            padding = torch.zeros(batch, 1, 1, length, device=tgt_in.device)  # (B, 1, 1, T) additive
+            record.masks["dec_self"] = padding.masked_fill(
+                tgt_pad[:, None, None, :], torch.finfo(padding.dtype).min
+            )
+        with recording(record):
             out = self.model(
                 encoder_outputs=(encoded.state,),
                 attention_mask=(~encoded.pad_mask).long(),
@@ -307,8 +317,6 @@ class HFFamily(ModelFamily):
                 use_cache=False,
             )
         layers = self.shape.decoder_layers
-        batch, length = tgt_in.shape
-        causal = torch.ones(length, length, dtype=torch.bool, device=tgt_in.device).triu(1)  # (T, T) future
         return TeacherForcedOutput(
             out.logits.float(),
             attention={
@@ -316,7 +324,7 @@ class HFFamily(ModelFamily):
             },  # (B, L, H, T, K)
             scores={kind: record.stacked(kind, layers, "scores") for kind in ("dec_self", "cross")},
             masks={
-                "dec_self": causal[None] | tgt_pad[:, None, :],  # (B, T, T)
+                "dec_self": future[None] | tgt_pad[:, None, :],  # (B, T, T)
                 "cross": encoded.pad_mask[:, None, :].expand(batch, length, -1),  # (B, T, S)
             },
             scale=self.decoder_scale,

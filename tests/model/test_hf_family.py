@@ -124,7 +124,9 @@ def test_back_force_and_reset_return_the_same_steps(families):
 
 
 def test_beam_rows_are_the_single_steps(families):
-    """step_batch's log-probabilities for each hypothesis equal stepping that hypothesis alone."""
+    """step_batch's log-probabilities for each hypothesis are stepping that hypothesis alone:
+    the same distribution once renormalised (the beam, as the library's, bans tokens from the
+    log-probabilities without renormalising; a step bans them from the logits)."""
     family = families["marian"]
     engine = GenerationEngine(family, SOURCES[0])
     encoded, start = engine.encoded, family.start(engine.encoded)
@@ -135,9 +137,13 @@ def test_beam_rows_are_the_single_steps(families):
         alone = family.step(bos, encoded, start, Interventions(), False)
         second = family.step(token, encoded, alone.cache, Interventions(), False)
         np.testing.assert_allclose(
-            logprobs2[row].numpy(), torch.log_softmax(second.logits, -1).numpy(), atol=1e-5
+            torch.log_softmax(logprobs2[row], -1).numpy(),
+            torch.log_softmax(second.logits, -1).numpy(),
+            atol=1e-5,
         )
-    np.testing.assert_allclose(logprobs[0].numpy(), torch.log_softmax(alone.logits, -1).numpy(), atol=1e-5)
+        assert logprobs2[row][family.tokenizer.pad_id] == float("-inf")  # Marian's banned pad token
+    renormalised = torch.log_softmax(logprobs[0], -1)
+    np.testing.assert_allclose(renormalised.numpy(), torch.log_softmax(alone.logits, -1).numpy(), atol=1e-5)
     beam = GenerationEngine(family, SOURCES[0], DecodingSettings(strategy="beam", beam_width=3))
     beam.run_to_end()
     assert beam.beam is not None and beam.output_ids[-1] == family.tokenizer.eos_id
@@ -349,3 +355,59 @@ def test_t5_relative_bias_is_read_from_the_model(families):
             np.testing.assert_allclose(matrix[:, q, k], found.encoder.bias[:, index], atol=1e-6)
     with pytest.raises(NotImplementedError):
         families["marian"].relative_bias_settings()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_teacher_forced_trace_is_the_librarys_forward_pass(kind, folders, families):
+    """Every layer, head and kind of a teacher-forced trace equals the library's own eager
+    forward pass with output_attentions=True."""
+    from model.generation.trace import teacher_forced_arrays
+
+    family, reference = families[kind], library_model(folders[kind])
+    record = teacher_force(family, SOURCES[1], "the dog sat")
+    arrays = teacher_forced_arrays(record)
+    inputs = family.tokenizer.hf(SOURCES[1], return_tensors="pt")
+    decoder_ids = torch.tensor([[family.tokenizer.bos_id, *family.tokenizer.encode("the dog sat").ids]])
+    with torch.no_grad():
+        out = reference(**inputs, decoder_input_ids=decoder_ids, output_attentions=True)
+    expected = {
+        "enc_self": np.stack([a[0].numpy() for a in out.encoder_attentions]),
+        "dec_self": np.stack([a[0].numpy() for a in out.decoder_attentions]),
+        "cross": np.stack([a[0].numpy() for a in out.cross_attentions]),
+    }
+    for name, value in expected.items():
+        got = np.nan_to_num(arrays[name], nan=0.0)  # masked entries: NaN in the trace, 0 in the library's
+        np.testing.assert_allclose(got, value, atol=1e-5, err_msg=name)
+
+
+def test_removing_the_causal_mask_lets_the_decoder_see_the_future(families):
+    family = families["bart"]
+    target = "the dog sat on"
+    normal = teacher_force(family, SOURCES[0], target).item.attention["dec_self"]
+    unmasked = teacher_force(family, SOURCES[0], target, Interventions(no_causal_mask=True)).item.attention[
+        "dec_self"
+    ]
+    assert not unmasked.mask.any() and normal.mask[0, 1:].all()
+    last = normal.weights.shape[2] - 1  # the last row sees every position either way
+    np.testing.assert_allclose(unmasked.weights[0, :, last], normal.weights[0, :, last], atol=1e-6)
+    assert (unmasked.weights[0, :, 0, 1:] > 0).all()  # the first position now reads the future
+    np.testing.assert_allclose(unmasked.weights.sum(-1), 1, atol=1e-5)
+    assert "no_causal_mask" in family.info.capabilities.what_ifs
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_beam_trees_best_is_what_generate_writes_with_the_same_beams(kind, folders, families):
+    """Without a length penalty (scores are summed log-probabilities in both) and stopping once
+    the beam's hypotheses have finished."""
+    family, reference = families[kind], library_model(folders[kind])
+    for source in SOURCES[:2]:
+        engine = GenerationEngine(family, source, DecodingSettings(strategy="beam", beam_width=3))
+        engine.run_to_end()
+        inputs = family.tokenizer.hf(source, return_tensors="pt")
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            generated = reference.generate(
+                **inputs, do_sample=False, num_beams=3, length_penalty=0.0, early_stopping=True
+            )[0].tolist()
+        expected = [t for t in generated[1:] if t != family.tokenizer.pad_id or t == family.tokenizer.eos_id]
+        assert engine.output_ids == expected, (kind, source)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -34,6 +35,8 @@ def test_each_is_the_documented_model(shipped_rnn):
     recipe = f"rnn-{config.score.replace('_', '-')}"
     assert shipped_rnn.metadata["recipe_name"] == recipe
     assert shipped_rnn.metadata["steps_done"] == RECIPES[recipe].steps  # the recipe reproduces it
+    # every setting of the recipe as it is now, as the file was trained
+    assert shipped_rnn.metadata["recipe"] == json.loads(json.dumps(dataclasses.asdict(RECIPES[recipe])))
     assert shipped_rnn.metadata["stored_as"] == "float16"
     assert shipped_rnn.info.has_attention == (config.score != "none")
     if config.score == "none":

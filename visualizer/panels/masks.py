@@ -245,7 +245,10 @@ class MasksPanel(ConceptPanel):
             other, other_target = second_source(snapshot.source)
             sources.append(other)
             targets.append(other_target)
-        no_causal = self.no_causal.isChecked()
+        # only for a model that can run without its causal mask (never a what-if it ignores)
+        can_remove = snapshot.info.capabilities.supports("no_causal_mask")
+        self.no_causal.setEnabled(can_remove)
+        no_causal = self.no_causal.isChecked() and can_remove
         banner = (
             "WHAT-IF: the causal mask is removed; every position sees the whole target, "
             "which the model never did in training"
