@@ -48,6 +48,10 @@ screenshots: $(STAMP)
 	$(BIN)/attnviz --checkpoint assets/rnn-additive.safetensors --text "reverse: Attention Is All You Need" --steps 35 --size 1280x800 --overwrite --screenshot docs/rnn-alignment.png
 	$(BIN)/attnviz --checkpoint assets/rnn-none.safetensors --text "reverse: Attention Is All You Need" --steps 35 --panel why_attention --size 1280x800 --overwrite --screenshot docs/panel-why-attention.png
 	$(BIN)/attnviz --checkpoint assets/rnn-additive.safetensors --text "reverse: Attention Is All You Need" --steps 35 --compare assets/default.safetensors --size 1440x900 --overwrite --screenshot docs/compare-rnn-transformer.png
+	# a tiny RANDOM NLLB-shaped model built here (nothing can be downloaded): the app's views of a
+	# Hugging Face model, not what a trained one computes
+	$(BIN)/python -m tests.hf_factories nllb /tmp/attnviz-nllb-tiny-random
+	$(BIN)/attnviz --checkpoint /tmp/attnviz-nllb-tiny-random --text "der hundepark läuft parkingdogs" --tgt-lang fra_Latn --steps 6 --view cross --size 1280x800 --overwrite --screenshot docs/hf-nllb-tiny-random.png
 
 # the Why-attention page's curves: exact match on reverse: for every input length, per shipped model
 curves: $(STAMP)

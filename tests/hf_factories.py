@@ -192,3 +192,9 @@ def write_hf_model(kind: str, folder: Path, **sizes) -> Path:
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+if __name__ == "__main__":  # python -m tests.hf_factories nllb FOLDER: the README's random example
+    import sys
+
+    print(write_hf_model(sys.argv[1], Path(sys.argv[2])))
