@@ -149,21 +149,18 @@ def test_beam_rows_are_the_single_steps(families):
     assert beam.beam is not None and beam.output_ids[-1] == family.tokenizer.eos_id
 
 
-def test_the_settings_force_the_target_language_and_the_picker_changes_it(families):
-    family = families["nllb"]
-    try:
-        family.set_languages(source="fra_Latn", target="deu_Latn")
-        engine = GenerationEngine(family, "le chat")
-        engine.step()
-        forced = family.tokenizer.hf.convert_tokens_to_ids("deu_Latn")
-        assert engine.steps[0].token_id == forced
-        assert engine.steps[0].probs[forced] == pytest.approx(1.0)
-        assert engine.encoder.tokens[0] == "fra_Latn"
-        assert family.tokenizer.encode("chat").ids[0] == forced  # teacher forcing reads it too
-        with pytest.raises(ValueError, match="unknown language code"):
-            family.set_languages(target="xx_YY")
-    finally:
-        family.set_languages(source="eng_Latn")
+def test_the_settings_force_the_target_language_and_the_picker_changes_it(folders):
+    family = open_hf(folders["nllb"], "cpu")  # its own: the languages stay set on it
+    family.set_languages(source="fra_Latn", target="deu_Latn")
+    engine = GenerationEngine(family, "le chat")
+    engine.step()
+    forced = family.tokenizer.hf.convert_tokens_to_ids("deu_Latn")
+    assert engine.steps[0].token_id == forced
+    assert engine.steps[0].probs[forced] == pytest.approx(1.0)
+    assert engine.encoder.tokens[0] == "fra_Latn"
+    assert family.tokenizer.encode("chat").ids[0] == forced  # teacher forcing reads it too
+    with pytest.raises(ValueError, match="unknown language code"):
+        family.set_languages(target="xx_YY")
     assert "deu_Latn" in family.info.config["languages"]
 
 
