@@ -42,7 +42,14 @@ def assert_laid_out(harness, key: str) -> None:
     page = harness.window.pages.currentWidget()
     panel = page.panel
     assert page.shows_panel, key
-    # the panel is at least as tall as its layout needs at its width (else Qt overlaps widgets)
+    # the panel is at least as tall as its layout needs at its width (else Qt overlaps widgets),
+    # once Qt has laid out what the last computed result wrote (a result arriving late on a
+    # busy machine queues one more layout pass)
+    def tall_enough() -> bool:
+        return panel.height() >= panel.outer.totalMinimumHeightForWidth(panel.width())
+
+    harness.qtbot.waitUntil(tall_enough, timeout=2_000)
+    harness.wait_idle()
     needed = panel.outer.totalMinimumHeightForWidth(panel.width())
     assert panel.height() >= needed, (key, panel.height(), needed)
     widgets = laid_out_widgets(panel.outer)
