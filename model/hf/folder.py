@@ -237,8 +237,9 @@ def resolve_model_id(model_id: str) -> Path:
         return Path(snapshot_download(model_id, local_files_only=True))
     except LocalEntryNotFoundError as error:
         raise CheckpointError(
-            f"{model_id} is not in the local Hugging Face cache and this app never downloads; on a machine "
-            f"with internet run `hf download {model_id}` (or save_pretrained it) and open the folder"
+            f"{model_id}: no such file or folder here, and not in the local Hugging Face cache (this app "
+            f"never downloads); for a model id, on a machine with internet run `hf download {model_id}` "
+            "(or save_pretrained it) and open the folder"
         ) from error
     except (OSError, ValueError) as error:
         raise CheckpointError(

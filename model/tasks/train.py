@@ -137,9 +137,10 @@ RNN_RUN = {
 }
 # steps per RNN recipe, as many as fit the 30-minute budget measured alone with torch's two
 # threads: none 1.89 steps/s (2,400 ≈ 21 min); scaled dot-product 1.40 (2,400 ≈ 28.6 + 1 min);
-# additive 1.23-1.27, the slowest step (its tanh over every source position), so 2,200 steps
-# (2,400 took about 33 minutes) at a higher peak learning rate with a shorter warm-up (below):
-# reverse 99.1 %, dates 99.8 % on 1,000 fresh examples (README has the timing)
+# additive, the slowest step (its tanh over every source position): 2,400 steps at the common
+# settings took about 33 minutes, so 2,200 steps at a higher peak learning rate with a shorter
+# warm-up (below): reverse 99.1 %, dates 99.8 % on 1,000 fresh examples, but timed alone on
+# 2026-12-01 at 32.8 minutes (1.14 steps/s; 1.23-1.27 on 2026-11-30): still over the budget
 RNN_STEPS = {"additive": 2200, "none": 2400, "dot": 2400, "scaled_dot": 2400}
 RNN_SETTINGS = {"additive": {"peak_lr": 3e-3, "warmup_steps": 100}}
 
