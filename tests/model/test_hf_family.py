@@ -35,9 +35,17 @@ def families(folders):
     return {kind: open_hf(folder, "cpu") for kind, folder in folders.items()}
 
 
+LIBRARY_MODELS: dict = {}
+
+
 def library_model(folder):
-    """The same folder opened by the library alone, with its own eager attention."""
-    return transformers.AutoModelForSeq2SeqLM.from_pretrained(folder, attn_implementation="eager").eval()
+    """The same folder opened by the library alone, with its own eager attention (once per
+    folder: the tests only read it, except the one that hooks it, which opens its own)."""
+    if folder not in LIBRARY_MODELS:
+        LIBRARY_MODELS[folder] = transformers.AutoModelForSeq2SeqLM.from_pretrained(
+            folder, attn_implementation="eager"
+        ).eval()
+    return LIBRARY_MODELS[folder]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -172,7 +180,11 @@ def test_mbart_reads_its_settings_forced_language(families):
 
 
 def test_zeroing_a_head_equals_zeroing_its_slice_of_the_output_projection(folders, families):
-    family, reference = families["marian"], library_model(folders["marian"])
+    family = families["marian"]
+    reference = transformers.AutoModelForSeq2SeqLM.from_pretrained(
+        folders["marian"], attn_implementation="eager"
+    )
+    reference.eval()  # its own: a hook is registered on it below
     zeroed = Interventions(zeroed_heads=frozenset({("cross", 1, 2)}))
     engine = GenerationEngine(family, SOURCES[0], interventions=zeroed)
     engine.step()

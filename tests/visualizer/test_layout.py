@@ -42,6 +42,7 @@ def assert_laid_out(harness, key: str) -> None:
     page = harness.window.pages.currentWidget()
     panel = page.panel
     assert page.shows_panel, key
+
     # the panel is at least as tall as its layout needs at its width (else Qt overlaps widgets),
     # once Qt has laid out what the last computed result wrote (a result arriving late on a
     # busy machine queues one more layout pass)
