@@ -4,7 +4,7 @@ The library's default (SDPA) path returns no weights, and its ``output_attention
 but not the scores. So the models are loaded with ``attn_implementation="attnviz"``, registered
 here: the same arithmetic as the library's eager attention (softmax(Q·Kᵀ · scaling + bias + mask)
 V; a test checks the logits are identical), which, inside ``recording(...)``, also keeps each
-layer's weights, its raw scores Q·Kᵀ and T5's relative position bias, and zeroes the output of
+layer's weights and its scores (Q·Kᵀ, with T5's relative position bias), and zeroes the output of
 the heads a what-if names. Outside a recording it only computes.
 """
 
@@ -32,8 +32,6 @@ class Recording:
     # (B, H, Q, K) Q·Kᵀ, plus T5's position bias (÷ scaling, which is 1 there): scores × scaling
     # + mask is what the softmax reads
     scores: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)
-    bias: dict[tuple[str, int], torch.Tensor] = field(default_factory=dict)  # (1, H, Q, K) T5's
-    scaling: float | None = None  # what Q·Kᵀ was multiplied by (1 for T5)
     # kind → the additive mask (B, 1, 1 or Q, K) used instead of the library's for that kind:
     # the decoder's padding alone, for the "no causal mask" what-if
     masks: dict[str, torch.Tensor] = field(default_factory=dict)
@@ -86,9 +84,7 @@ def recorded_attention(
     if where is not None:
         if record.capture:
             record.weights[where] = weights
-            record.scaling = scaling
             if position_bias is not None:  # T5: the bias is part of the scores the softmax reads
-                record.bias[where] = position_bias
                 raw = raw + position_bias / scaling
             record.scores[where] = raw
         heads = [head for (kind, layer, head) in record.zeroed if (kind, layer) == where]

@@ -379,11 +379,7 @@ class HFFamily(ModelFamily):
     def positional_layout(self) -> str:
         """Marian and M2M100 store all sines, then all cosines (their own ``create_weight`` and
         ``get_embedding``)."""
-        return _layout(self.model_type)
-
-
-def _layout(model_type: str) -> str:
-    return "halves" if model_type in ("marian", "m2m_100") else "interleaved"
+        return "halves" if self.model_type in ("marian", "m2m_100") else "interleaved"
 
 
 def language_codes(tokenizer: Any) -> list[str]:
