@@ -6,12 +6,9 @@ other. Every user mistake ends in a message in the window; nothing here blocks o
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -40,13 +37,12 @@ from visualizer.widgets.head_detail import HeadDetail
 from visualizer.widgets.output_line import OutputLine
 from visualizer.widgets.step_hint import StepHint
 from visualizer.widgets.timeline import Timeline
+from visualizer.window_opening import OpeningMixin
 from visualizer.window_parts import ExportMixin, HelpMixin, KindsMixin, SettingsMixin, no_attention_label
 from visualizer.worker import WorkerBridge
 
-CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
 
-
-class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow):
+class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin, QMainWindow):
     def __init__(
         self,
         session: Session,
@@ -335,50 +331,6 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, QMainWindow)
         status.addPermanentWidget(self.model_label)
 
     # -- user actions ---------------------------------------------------------------------
-    def open_checkpoint(self, path: str | Path) -> None:
-        self.session.open_checkpoint(Path(path))
-
-    def compare_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, tr("Compare with", self.session.language), "", CHECKPOINT_FILTER
-        )
-        if path:
-            self.compare_with(path)
-
-    def compare_with(self, path: str | Path, what_if: str | None = None) -> None:
-        """Open ``path`` as side B and show the Compare page (stepped with this window's model);
-        ``what_if`` (a name of ``compare.B_WHAT_IFS``) is applied to side B alone."""
-        if self.compare is None:
-            self.compare = ComparePage(self.session, self.pages, self)
-        if what_if is not None:
-            self.compare.view.choose_b_what_if(what_if)
-        self.compare.open(path)
-        self.actions_by_name["stop_compare"].setEnabled(True)
-
-    def stop_compare(self) -> None:
-        if self.compare is not None:
-            self.compare.close()
-            self.compare = None
-        self.actions_by_name["stop_compare"].setEnabled(False)
-
-    def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, tr("Open checkpoint", self.session.language), "", CHECKPOINT_FILTER
-        )
-        if path:
-            self.open_checkpoint(path)
-
-    def open_folder_dialog(self) -> None:
-        """A folder saved with save_pretrained (config.json, safetensors, tokenizer files)."""
-        path = QFileDialog.getExistingDirectory(
-            self, tr("Open a Hugging Face model folder", self.session.language)
-        )
-        if path:
-            self.open_checkpoint(path)
-
-    def on_recent_action(self) -> None:
-        self.open_checkpoint(self.sender().data())
-
     def on_colormap_action(self) -> None:
         self.session.set_colormap(self.sender().data())
 

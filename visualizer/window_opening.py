@@ -1,0 +1,61 @@
+"""What the window opens: a checkpoint or a Hugging Face folder (File menu, recent list), and a
+second model beside the first (View > Compare)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog
+
+from visualizer.compare_page import ComparePage
+from visualizer.i18n import tr
+
+CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
+
+
+class OpeningMixin:
+    """File > Open, Open folder and Open recent; View > Compare and Stop comparing."""
+
+    def open_checkpoint(self, path: str | Path) -> None:
+        self.session.open_checkpoint(Path(path))
+
+    def compare_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, tr("Compare with", self.session.language), "", CHECKPOINT_FILTER
+        )
+        if path:
+            self.compare_with(path)
+
+    def compare_with(self, path: str | Path, what_if: str | None = None) -> None:
+        """Open ``path`` as side B and show the Compare page (stepped with this window's model);
+        ``what_if`` (a name of ``compare.B_WHAT_IFS``) is applied to side B alone."""
+        if self.compare is None:
+            self.compare = ComparePage(self.session, self.pages, self)
+        if what_if is not None:
+            self.compare.view.choose_b_what_if(what_if)
+        self.compare.open(path)
+        self.actions_by_name["stop_compare"].setEnabled(True)
+
+    def stop_compare(self) -> None:
+        if self.compare is not None:
+            self.compare.close()
+            self.compare = None
+        self.actions_by_name["stop_compare"].setEnabled(False)
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, tr("Open checkpoint", self.session.language), "", CHECKPOINT_FILTER
+        )
+        if path:
+            self.open_checkpoint(path)
+
+    def open_folder_dialog(self) -> None:
+        """A folder saved with save_pretrained (config.json, safetensors, tokenizer files)."""
+        path = QFileDialog.getExistingDirectory(
+            self, tr("Open a Hugging Face model folder", self.session.language)
+        )
+        if path:
+            self.open_checkpoint(path)
+
+    def on_recent_action(self) -> None:
+        self.open_checkpoint(self.sender().data())
