@@ -8,9 +8,9 @@ import torch
 
 from model.core.tokenizer import CharTokenizer
 from model.tasks.train import default_tokenizer
-from model.transformer.checkpoint import save_checkpoint
 from model.transformer.family import TransformerFamily
 from model.transformer.model import Transformer, TransformerConfig
+from visualizer.bench.random_models import save_large_checkpoint  # noqa: F401 (tests use it from here)
 
 
 def small_config(vocab_size: int, **overrides) -> TransformerConfig:
@@ -43,23 +43,6 @@ def family(model: Transformer, tokenizer: CharTokenizer) -> TransformerFamily:
 def small_family(seed: int = 0, **overrides) -> TransformerFamily:
     """``small_model`` wrapped as a ``TransformerFamily``."""
     return family(*small_model(seed, **overrides))
-
-
-def save_large_checkpoint(path: Path) -> Path:
-    """A random-weight model of about 20 MB, which takes a while to load: 6 + 6 layers."""
-    tokenizer = default_tokenizer()
-    torch.manual_seed(0)
-    config = TransformerConfig(
-        vocab_size=len(tokenizer),
-        d_model=256,
-        n_heads=8,
-        n_encoder_layers=6,
-        n_decoder_layers=6,
-        d_ff=1024,
-        max_len=64,
-    )
-    save_checkpoint(path, Transformer(config), tokenizer)
-    return path
 
 
 def small_rnn(score: str = "additive", seed: int = 0, max_len: int = 24):

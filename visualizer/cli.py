@@ -134,7 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="few repeats: a check that it runs, not figures")
     bench.add_argument("--json", type=Path, help="also write the report as JSON")
     bench.add_argument(
-        "--only", choices=("steps", "paint", "startup"), action="append", help="run only this part (repeats)"
+        "--only",
+        choices=("steps", "paint", "responsiveness", "startup"),
+        action="append",
+        help="run only this part (repeats)",
     )
     add_overwrite_option(bench, subcommand=True)
     return parser

@@ -11,15 +11,23 @@
     with its own cache, eager attention and ``output_attentions=True``, then the argmax.
 ``hf_family_vs_library``
     hf_family_step_ms / hf_library_step_ms (budget: 1.1).
+``hf_512_step_to_paint_ms``
+    The real window (offscreen) with that model saved as a folder (with a word-level tokenizer
+    of 58,000 made-up words, ``w2 w3 …``) and opened as a user opens one, reading a source of
+    512 tokens (511 words and ``</s>``), cross-attention shown (6 × 8 heads of steps × 512):
+    a press of → until the window has painted the new step, as ``step_to_paint_ms`` measures
+    it for the shipped model (budget: 50 ms).
 
-Both are medians over interleaved rounds, with the threads the app steps such a model with.
-Not measured with ``--quick`` (building the model alone takes seconds).
+The step figures are medians over interleaved rounds, with the threads the app steps such a
+model with. Not measured with ``--quick`` (building the model alone takes seconds).
 """
 
 from __future__ import annotations
 
 import statistics
+import tempfile
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import torch
@@ -43,6 +51,7 @@ MARIAN_BASE = dict(
     eos_token_id=0,
 )
 SOURCE_TOKENS = 128
+WINDOW_SOURCE_WORDS = 511  # + </s>: 512 tokens, Marian-base's longest source
 
 
 def models():
@@ -105,3 +114,36 @@ def measure_hf_steps(quick: bool, rounds: int = 5, steps: int = 24) -> dict[str,
     result = {name: 1000 * statistics.median(times) for name, times in samples.items()}
     result["hf_family_vs_library"] = result["hf_family_step_ms"] / result["hf_library_step_ms"]
     return result
+
+
+def write_marian_base_folder(folder: Path) -> Path:
+    """A Marian-base-sized random model saved as a user's folder is: config, safetensors
+    weights and a tokenizer (word-level: ``w2`` … ``w57998``, ``</s>`` appended to a source)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import MarianConfig, MarianMTModel, PreTrainedTokenizerFast
+
+    vocab = {"</s>": 0, "<unk>": 1, **{f"w{i}": i for i in range(2, 57_999)}, "<pad>": 57_999}
+    words = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    words.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    words.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 0)])
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=words, eos_token="</s>", unk_token="<unk>", pad_token="<pad>"
+    )
+    tokenizer.save_pretrained(folder)
+    torch.manual_seed(0)
+    MarianMTModel(MarianConfig(**MARIAN_BASE)).save_pretrained(folder)
+    return folder
+
+
+def measure_hf_window(repeats: int = 20) -> dict[str, float]:
+    """``hf_512_step_to_paint_ms`` (see the module docstring)."""
+    from visualizer.bench.paint import application, step_to_paint
+
+    application()
+    generator = torch.Generator().manual_seed(0)
+    words = torch.randint(2, 57_999, (WINDOW_SOURCE_WORDS,), generator=generator).tolist()
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_marian_base_folder(Path(folder) / "marian-base-random")
+        source = " ".join(f"w{word}" for word in words)
+        milliseconds = step_to_paint(repeats, checkpoint=path, source=source, kind="cross")
+    return {"hf_512_step_to_paint_ms": milliseconds}

@@ -188,11 +188,16 @@ def matplotlib_paint(size: int, repeats: int) -> float | None:
 
 
 # -- the whole window, from a key press ---------------------------------------------------
-def step_to_paint(repeats: int) -> float:
+def step_to_paint(
+    repeats: int, checkpoint: Path | None = None, source: str = SOURCE, kind: str | None = None
+) -> float:
+    """Median ms from → pressed to the window painted with the new step, for ``checkpoint``
+    (the shipped model by default) reading ``source``, showing ``kind`` (the model's first by
+    default)."""
     with tempfile.TemporaryDirectory() as folder:
         settings = QSettings(str(Path(folder) / "settings.ini"), QSettings.Format.IniFormat)
         session = Session()
-        session.source = SOURCE
+        session.source = source
         window = MainWindow(session, settings=settings, remember=False)
         window.show()
         QTest.qWaitForWindowExposed(window)
@@ -200,14 +205,17 @@ def step_to_paint(repeats: int) -> float:
         wait_until(window.isActiveWindow)
         watcher = PaintWatcher(window.grid.viewport(), session)
         try:
-            window.open_checkpoint(default_checkpoint_path())
-            wait_until(lambda: session.snapshot is not None and not session.busy)
+            window.open_checkpoint(checkpoint or default_checkpoint_path())
+            wait_until(lambda: session.snapshot is not None and not session.busy, 6 * WAIT_MS)
+            if kind is not None:
+                session.set_kind(kind)
+                wait_until(lambda: not session.busy)
 
             def sample(_i: int) -> float:
                 if session.snapshot.stop_reason is not None:  # the generation ended: again
                     session.reset()
                     wait_until(lambda: not session.busy and session.cursor == -1)
-                QTest.qWait(5)  # off the clock: let the last step's leftovers run
+                run_events_for(5)  # off the clock: let the last step's leftovers run
                 watcher.arm()
                 started = time.perf_counter()
                 QTest.keyClick(window.grid, Qt.Key.Key_Right)
@@ -223,12 +231,21 @@ def step_to_paint(repeats: int) -> float:
             gc.collect()  # on the GUI thread, as above
 
 
+def run_events_for(milliseconds: int) -> None:
+    """Run the event loop for a while. Not ``QTest.qWait``: between its passes it sleeps
+    holding Python's lock, so the worker thread's Python code cannot run meanwhile (measured:
+    a large model's generation 3× slower, and the event loop stalled by the sleeps)."""
+    loop = QEventLoop()
+    QTimer.singleShot(milliseconds, loop.quit)
+    loop.exec()
+
+
 def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS) -> None:
     deadline = time.perf_counter() + timeout_ms / 1000
     while not condition():
         if time.perf_counter() > deadline:
             raise TimeoutError("the window did not get there in time")
-        QTest.qWait(2)
+        run_events_for(5)
 
 
 class PaintWatcher(QObject):
