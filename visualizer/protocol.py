@@ -129,10 +129,19 @@ class Computed:
 
 
 @dataclass(frozen=True)
+class LoadProgress:
+    """Sent while a model opens (only by openers that report stages): the load goes on."""
+
+    request_id: int
+    fraction: float  # 0..1 of the whole load
+    stage: str  # a fixed English phrase of model.core.progress; the window translates it
+
+
+@dataclass(frozen=True)
 class RequestFailed:
     request_id: int
     what: str  # "load", "start", "generate", "device" or "stale"
     message: str
 
 
-Result = ModelLoaded | SnapshotReady | Computed | RequestFailed
+Result = ModelLoaded | SnapshotReady | Computed | LoadProgress | RequestFailed

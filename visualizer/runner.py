@@ -23,6 +23,7 @@ from visualizer.protocol import (
     ComputeRequest,
     DeviceRequest,
     LanguageRequest,
+    LoadProgress,
     LoadRequest,
     ModelInfo,
     ModelLoaded,
@@ -121,6 +122,9 @@ class ModelRunner:
         self.latest_generation = 0  # written by the GUI thread before it queues a request
         self.cancelled = False  # set by the GUI thread on close: long loops stop between steps
 
+    def progress_report(self, progress: LoadProgress) -> None:
+        """Where a load's stages go while it runs (the worker sends them to the window)."""
+
     def process(self, request: Request) -> Result | None:
         """The request's result (a failure included); None when cancelled."""
         if self.cancelled:
@@ -184,10 +188,16 @@ class ModelRunner:
         if isinstance(request, LoadRequest):
             import torch
 
+            from model.core.progress import reporting
             from model.core.threads import step_threads
 
             torch.set_num_threads(step_threads(None))  # loading runs the model once
-            checkpoint = open_model(request.path, request.device)
+
+            def stage_reached(fraction: float, stage: str) -> None:
+                self.progress_report(LoadProgress(request.id, fraction, stage))
+
+            with reporting(stage_reached):
+                checkpoint = open_model(request.path, request.device)
             self.checkpoint, self.engine = checkpoint, None
             torch.set_num_threads(step_threads(checkpoint.info.parameters))
             return ModelLoaded(request.id, model_info(checkpoint))

@@ -26,6 +26,7 @@ from visualizer.protocol import (  # noqa: F401  (the session's vocabulary, impo
     ComputeRequest,
     DeviceRequest,
     LanguageRequest,
+    LoadProgress,
     LoadRequest,
     ModelInfo,
     ModelLoaded,
@@ -60,6 +61,7 @@ class Session:
         self.settings_changed = Signal()  # (DecodingSettings)
         self.message = Signal()  # (level: "info" | "warning" | "error", text)
         self.busy_changed = Signal()  # (bool)
+        self.load_progress = Signal()  # (fraction 0..1, stage) while a model opens
         self.playing_changed = Signal()  # (bool)
         self.request = Signal()  # (Request) for the worker
         self.computed_changed = Signal()  # (key) a panel's computation arrived
@@ -372,6 +374,10 @@ class Session:
 
     # -- results from the worker ----------------------------------------------------------
     def apply(self, result: Result) -> None:
+        if isinstance(result, LoadProgress):  # the load goes on: still pending
+            if result.request_id in self._pending:
+                self.load_progress.emit(result.fraction, result.stage)
+            return
         self._pending.discard(result.request_id)
         computing = self._computing.pop(result.request_id, None)
         if computing is None and (

@@ -41,6 +41,9 @@ class ModelWorker(QObject, ModelRunner):
             traceback.print_exc()
         self.warmed.emit()
 
+    def progress_report(self, progress) -> None:
+        self.finished.emit(progress)  # queued to the GUI thread, as every result
+
     @Slot(object)
     def handle(self, request: Request) -> None:
         result = self.process(request)

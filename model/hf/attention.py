@@ -35,11 +35,25 @@ class Recording:
     # kind → the additive mask (B, 1, 1 or Q, K) used instead of the library's for that kind:
     # the decoder's padding alone, for the "no causal mask" what-if
     masks: dict[str, torch.Tensor] = field(default_factory=dict)
+    # id(norm module) → (side, layer, sublayer), and what ``model.hf.norms`` records around each:
+    # (side, layer, sublayer) → (B, 4, Q) in_mean, in_std, out_mean, out_std per token
+    norm_names: dict[int, tuple[str, int, int]] = field(default_factory=dict)
+    norms: dict[tuple[str, int, int], torch.Tensor] = field(default_factory=dict)
 
     def stacked(self, kind: str, layers: int, what: str = "weights") -> torch.Tensor:
         """(B, L, H, Q, K) of ``kind``'s ``layers`` layers."""
         table = getattr(self, what)
         return torch.stack([table[(kind, layer)] for layer in range(layers)], dim=1)
+
+    def stacked_norms(self, side: str, layers: int, sublayers: int) -> torch.Tensor:
+        """(B, L, sublayers, 4, Q) the statistics around every norm of ``side``'s layers."""
+        return torch.stack(
+            [
+                torch.stack([self.norms[(side, layer, sub)] for sub in range(sublayers)], dim=1)
+                for layer in range(layers)
+            ],
+            dim=1,
+        )
 
 
 ACTIVE: contextvars.ContextVar[Recording | None] = contextvars.ContextVar("attnviz_recording", default=None)
@@ -104,25 +118,30 @@ def register() -> None:
     AttentionMaskInterface.register(IMPLEMENTATION, eager_mask)  # additive float masks, as eager gets
 
 
+def layer_path(name: str) -> tuple[str, int, list[str]] | None:
+    """("encoder" or "decoder", layer, the name's parts after the layer's number) for a module
+    inside a layer of either stack (``encoder.layers.3.self_attn``, ``decoder.block.1.layer.2.
+    layer_norm``, with any prefix such as ``model.``); None for a module outside the layers."""
+    parts = name.split(".")
+    for index, part in enumerate(parts):
+        if part in ("encoder", "decoder") and index + 2 < len(parts):
+            container, number = parts[index + 1], parts[index + 2]
+            if container in ("layers", "block") and number.isdigit():
+                return part, int(number), parts[index + 3 :]
+    return None
+
+
 def attention_modules(model: nn.Module) -> dict[int, tuple[str, int]]:
     """id(module) → (kind, layer) for every attention module of an encoder-decoder, by its
     name: BART-like models (``encoder.layers.i.self_attn``, ``decoder.layers.i.encoder_attn``) and
     T5 (``encoder.block.i.layer.0.SelfAttention``, ``decoder.block.i.layer.1.EncDecAttention``)."""
     names = {}
     for name, module in model.named_modules():
-        parts = name.split(".")
-        if len(parts) < 3:
+        where = layer_path(name)
+        if where is None or not where[2]:
             continue
-        tail = parts[-1]
-        for side_index, part in enumerate(parts):
-            if part in ("encoder", "decoder") and side_index + 2 < len(parts):
-                container, number = parts[side_index + 1], parts[side_index + 2]
-                if container in ("layers", "block") and number.isdigit():
-                    layer = int(number)
-                    side = part
-                    break
-        else:
-            continue
+        side, layer, rest = where
+        tail = rest[-1]
         if tail in ("self_attn", "SelfAttention"):
             names[id(module)] = ("enc_self" if side == "encoder" else "dec_self", layer)
         elif tail in ("encoder_attn", "EncDecAttention") and side == "decoder":

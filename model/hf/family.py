@@ -22,6 +22,7 @@ from torch import Tensor
 from model.hf.attention import Recording, attention_modules, recording
 from model.hf.folder import ARCHITECTURES
 from model.hf.generation_rules import GenerationRules
+from model.hf.norms import install_norm_hooks, norm_modules
 from model.hf.tokenizer import HFTokenizer
 from model.interface import (
     AttentionKind,
@@ -40,6 +41,8 @@ MAX_TARGET = 256  # decoding steps, below the model's own max_length when that i
 T5_TYPES = ("t5", "mt5")
 POSITIONAL = {"marian": "sinusoidal", "m2m_100": "sinusoidal", "bart": "learned", "mbart": "learned"}
 PRE_NORM = ("mbart", "m2m_100", "t5", "mt5")  # x + F(LN(x)); Marian and BART are post-LN as the paper
+NORMS_EXTRA = "mean and std before and after each sublayer's norm: [layers, sublayers, 4, positions]"
+ENCODER_SUBLAYERS, DECODER_SUBLAYERS = 2, 3  # self-attention, (cross-attention,) feed-forward
 # language codes as tokenizers spell them: NLLB eng_Latn, mBART-50 en_XX, M2M100 __en__
 LANGUAGE_CODE = re.compile(r"^(__[a-z]{2,3}__|[a-z]{2,3}_[A-Z][A-Za-z]{1,3})$")
 
@@ -89,8 +92,16 @@ def source_limit(model_type: str, config: Any) -> int:
 
 
 def describe(
-    model_type: str, config: Any, rules: GenerationRules, parameters: int, name: str, languages: Sequence[str]
+    model_type: str,
+    config: Any,
+    rules: GenerationRules,
+    parameters: int,
+    name: str,
+    languages: Sequence[str],
+    norm_stats: bool = True,
 ) -> FamilyInfo:
+    """What the app knows of the model; ``norm_stats``: every sublayer's norm was found, so the
+    statistics around them are recorded (the ``norms`` extra)."""
     shape = Shape.of(model_type, config)
     t5 = model_type in T5_TYPES
     return FamilyInfo(
@@ -126,6 +137,7 @@ def describe(
             positional="relative_bias" if t5 else POSITIONAL[model_type],  # type: ignore[arg-type]
             norm="rmsnorm" if t5 else "layernorm",
             norm_placement="pre" if model_type in PRE_NORM else "post",
+            norm_stats=norm_stats,
             what_ifs=frozenset({"zeroed_heads", "no_causal_mask"}),
             gradients=True,
             teacher_forcing=True,
@@ -145,6 +157,7 @@ def describe(
         },
         parameters=parameters,
         d_model=shape.d_model,
+        extras={"norms": NORMS_EXTRA} if norm_stats else {},
     )
 
 
@@ -164,10 +177,16 @@ class HFFamily(ModelFamily):
         config = self.model.config
         self.shape = Shape.of(self.model_type, config)
         self.names = attention_modules(self.model)
+        self.norm_names = norm_modules(self.model)
+        norm_stats = set(self.norm_names.values()) == set(self.norm_places())
+        if norm_stats:
+            install_norm_hooks(self.model, self.norm_names)
         self.languages = language_codes(self.tokenizer.hf)
         parameters = sum(p.numel() for p in self.model.parameters())
         name = self.path.name if self.path is not None else "model"
-        self.info = describe(self.model_type, config, self.rules, parameters, name, self.languages)
+        self.info = describe(
+            self.model_type, config, self.rules, parameters, name, self.languages, norm_stats
+        )
         # what Q·Kᵀ is multiplied by: 1/√d_k, with d_k of each side's heads (T5: 1)
         t5 = self.model_type in T5_TYPES
         self.scale = 1.0 if t5 else (self.shape.d_model // self.shape.encoder_heads) ** -0.5
@@ -208,7 +227,12 @@ class HFFamily(ModelFamily):
         self.model.to(device)
 
     def new_recording(self, interventions: Interventions, capture: bool) -> Recording:
-        return Recording(self.names, capture=capture, zeroed=frozenset(interventions.zeroed_heads))
+        return Recording(
+            self.names,
+            capture=capture,
+            zeroed=frozenset(interventions.zeroed_heads),
+            norm_names=self.norm_names if self.info.capabilities.norm_stats else {},
+        )
 
     @torch.no_grad()
     def encode(self, src: Tensor, src_pad: Tensor, interventions: Interventions, capture: bool = True):
@@ -221,6 +245,9 @@ class HFFamily(ModelFamily):
             layers = self.shape.encoder_layers
             encoded.attention["enc_self"] = record.stacked("enc_self", layers)  # (B, L, H, S, S)
             encoded.scores["enc_self"] = record.stacked("enc_self", layers, "scores")
+            if record.norm_names:
+                norms = record.stacked_norms("encoder", layers, ENCODER_SUBLAYERS)  # (B, L, 2, 4, S)
+                encoded.extras["norms"] = norms
         return encoded
 
     def start(self, encoded: EncodeOutput) -> HFCache:
@@ -271,6 +298,9 @@ class HFFamily(ModelFamily):
                 result.attention[kind] = record.stacked(kind, self.shape.decoder_layers)[
                     0, :, :, 0
                 ]  # (L, H, K)
+            if record.norm_names:
+                norms = record.stacked_norms("decoder", self.shape.decoder_layers, DECODER_SUBLAYERS)
+                result.extras["norms"] = norms[0, :, :, :, 0]  # (B, L, 3, 4, 1) → (L, 3, 4)
         return result
 
     def truncate(self, cache: HFCache, length: int) -> HFCache:
@@ -328,7 +358,55 @@ class HFFamily(ModelFamily):
                 "cross": encoded.pad_mask[:, None, :].expand(batch, length, -1),  # (B, T, S)
             },
             scale=self.decoder_scale,
+            extras=(
+                {"norms": record.stacked_norms("decoder", layers, DECODER_SUBLAYERS)}  # (B, L, 3, 4, T)
+                if record.norm_names
+                else {}
+            ),
         )
+
+    # -- norms ---------------------------------------------------------------------------------
+    def norm_places(self) -> list[tuple[str, int, int]]:
+        """(side, layer, sublayer) of every sublayer's norm, the encoder's first."""
+        return [
+            (side, layer, sublayer)
+            for side, layers, sublayers in (
+                ("encoder", self.shape.encoder_layers, ENCODER_SUBLAYERS),
+                ("decoder", self.shape.decoder_layers, DECODER_SUBLAYERS),
+            )
+            for layer in range(layers)
+            for sublayer in range(sublayers)
+        ]
+
+    def norm_layers(self) -> tuple[list[list[torch.nn.Module]], list[list[torch.nn.Module]]]:
+        """Each encoder and decoder layer's norms, in sublayer order (T5's have no ``bias``)."""
+        if not self.info.capabilities.norm_stats:
+            return super().norm_layers()
+        by_place = {self.norm_names[id(m)]: m for m in self.model.modules() if id(m) in self.norm_names}
+        encoder = [
+            [by_place[("encoder", layer, sub)] for sub in range(ENCODER_SUBLAYERS)]
+            for layer in range(self.shape.encoder_layers)
+        ]
+        decoder = [
+            [by_place[("decoder", layer, sub)] for sub in range(DECODER_SUBLAYERS)]
+            for layer in range(self.shape.decoder_layers)
+        ]
+        return encoder, decoder
+
+    @torch.no_grad()
+    def norm_input_probe(self, src: Tensor, src_pad: Tensor, interventions: Interventions) -> Tensor:
+        """(B, S, D) what the encoder's first norm normalises: post-LN (Marian, BART) the sum of
+        the embeddings and the first self-attention's output; pre-LN (mBART, NLLB, T5) the
+        embeddings the first layer reads."""
+        first = self.norm_layers()[0][0][0]
+        inputs: list[Tensor] = []
+        handle = first.register_forward_pre_hook(lambda _module, args: inputs.append(args[0].detach()))
+        try:
+            with recording(self.new_recording(interventions, capture=False)):
+                self.model.get_encoder()(input_ids=src, attention_mask=(~src_pad).long())
+        finally:
+            handle.remove()
+        return inputs[0].float()
 
     def positional_table(self) -> Tensor | None:
         """(positions, d_model) the position vectors the encoder adds, read from the model."""

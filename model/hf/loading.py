@@ -15,6 +15,7 @@ import torch
 
 from model.core.devices import resolve_device
 from model.core.errors import CheckpointError, one_line
+from model.core.progress import report
 from model.hf.folder import inspect_folder, looks_like_model_id, missing_extra_message, resolve_model_id
 from model.hf.generation_rules import GenerationRules
 from model.hf.tokenizer import HFTokenizer
@@ -42,16 +43,20 @@ def open_hf(path: str | Path, device: str = "auto"):
     from model.hf.family import HFFamily
 
     path = Path(path)
+    report(0.0, "checking the folder")
     folder = resolve_model_id(str(path)) if looks_like_model_id(path) else path
     facts = inspect_folder(folder)
+    report(0.05, "importing the Hugging Face library")
     transformers = import_library()
     torch_device, notice = resolve_device(device)
+    report(0.15, "reading the tokenizer")
     try:
         with warnings.catch_warnings():  # the library's advice ("pip install ...") is not the user's problem
             warnings.simplefilter("ignore")
             tokenizer = transformers.AutoTokenizer.from_pretrained(folder, local_files_only=True)
     except Exception as error:  # the library raises anything from OSError to TypeError on bad files
         raise CheckpointError(f"{folder.name}: cannot read its tokenizer ({one_line(error)})") from error
+    report(0.25, "reading the weights")
     model = load_weights(transformers, folder)
     config, generation = model.config, model.generation_config
     pad_id = config.pad_token_id
@@ -70,7 +75,9 @@ def open_hf(path: str | Path, device: str = "auto"):
         eos_id=int(eos_id),
         pad_id=int(pad_id),
     )
+    report(0.8, "checking the weights on a test input")
     check_outputs(model, folder)
+    report(0.9, "moving the model to its device")
     try:
         model.to(torch_device)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as error:
@@ -85,6 +92,7 @@ def open_hf(path: str | Path, device: str = "auto"):
             filter(None, [notice, f"generation settings not applied when stepping: {settings}"])
         )
     metadata = {"architecture": facts.architecture, "folder": str(folder), "parameters": facts.parameters}
+    report(0.95, "finding the attention and norm layers")
     return HFFamily(model, hf_tokenizer, facts.model_type, rules, folder, notice, metadata)
 
 

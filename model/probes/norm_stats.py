@@ -87,8 +87,12 @@ class NormAffine:
 
 @torch.no_grad()
 def norm_affine(model: ModelFamily) -> NormAffine:
-    def summary(layers: list[list[nn.LayerNorm]]) -> tuple[np.ndarray, np.ndarray]:
-        beta = [[float(norm.bias.float().mean()) for norm in norms] for norms in layers]
+    def shift(norm: nn.Module) -> float:
+        bias = getattr(norm, "bias", None)  # RMSNorm has no β: it shifts nothing
+        return 0.0 if bias is None else float(bias.float().mean())
+
+    def summary(layers: list[list[nn.Module]]) -> tuple[np.ndarray, np.ndarray]:
+        beta = [[shift(norm) for norm in norms] for norms in layers]
         gamma = [[float(norm.weight.float().pow(2).mean().sqrt()) for norm in norms] for norms in layers]
         return np.asarray(beta, dtype=np.float32), np.asarray(gamma, dtype=np.float32)
 

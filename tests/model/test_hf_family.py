@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from model.core.batching import encode_sources
 from model.generation.decoding import DecodingSettings
 from model.generation.engine import GenerationEngine
 from model.hf.loading import open_hf
@@ -420,3 +421,91 @@ def test_the_beam_trees_best_is_what_generate_writes_with_the_same_beams(kind, f
             )[0].tolist()
         expected = [t for t in generated[1:] if t != family.tokenizer.pad_id or t == family.tokenizer.eos_id]
         assert engine.output_ids == expected, (kind, source)
+
+
+def library_norms(reference, kind: str):
+    """Each sublayer's norm of the library's model, named as the library's code names them
+    (written out here, not found by the app's own search): (encoder, decoder) lists of lists."""
+    encoder, decoder = reference.get_encoder(), reference.get_decoder()
+    if kind == "t5":
+        return (
+            [[block.layer[j].layer_norm for j in range(2)] for block in encoder.block],
+            [[block.layer[j].layer_norm for j in range(3)] for block in decoder.block],
+        )
+    return (
+        [[layer.self_attn_layer_norm, layer.final_layer_norm] for layer in encoder.layers],
+        [
+            [layer.self_attn_layer_norm, layer.encoder_attn_layer_norm, layer.final_layer_norm]
+            for layer in decoder.layers
+        ],
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_recorded_norm_statistics_are_the_librarys_norm_inputs_and_outputs(kind, folders, families):
+    """Per token, the mean and std over the features of what each norm of the library's own
+    model read and wrote (hooked here), for the encoder and for every decoder step."""
+    family = families[kind]
+    reference = transformers.AutoModelForSeq2SeqLM.from_pretrained(folders[kind], attn_implementation="eager")
+    engine = GenerationEngine(family, SOURCES[0])
+    for _ in range(4):
+        engine.step()
+    seen: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+    encoder_norms, decoder_norms = library_norms(reference.eval(), kind)
+    handles = [
+        norm.register_forward_hook(lambda module, args, out: seen.__setitem__(id(module), (args[0], out)))
+        for norms in (*encoder_norms, *decoder_norms)
+        for norm in norms
+    ]
+    inputs = family.tokenizer.hf(SOURCES[0], return_tensors="pt")
+    decoder_ids = torch.tensor([[family.tokenizer.bos_id, *engine.output_ids[:-1]]])
+    with torch.no_grad():
+        reference(**inputs, decoder_input_ids=decoder_ids)
+    for handle in handles:
+        handle.remove()
+
+    def stats(norm) -> np.ndarray:  # [4, positions]
+        x, y = seen[id(norm)]
+        return np.stack(
+            [
+                t[0].numpy()
+                for t in (x.mean(-1), x.std(-1, unbiased=False), y.mean(-1), y.std(-1, unbiased=False))
+            ]
+        )
+
+    expected_encoder = np.stack([np.stack([stats(n) for n in norms]) for norms in encoder_norms])
+    np.testing.assert_allclose(engine.encoder.extras["norms"], expected_encoder, atol=1e-5)  # [L, 2, 4, S]
+    expected_decoder = np.stack(
+        [np.stack([stats(n) for n in norms]) for norms in decoder_norms]
+    )  # [L, 3, 4, T]
+    for t, record in enumerate(engine.steps):
+        np.testing.assert_allclose(record.extras["norms"], expected_decoder[..., t], atol=1e-5)
+    info = family.info
+    assert info.capabilities.norm_stats and "norms" in info.extras
+    assert info.capabilities.norm == ("rmsnorm" if kind == "t5" else "layernorm")
+    assert info.capabilities.norm_placement == ("post" if kind in ("marian", "bart") else "pre")
+    assert family.norm_layers() == library_norms(family.model, kind)
+
+
+def test_the_norm_probe_reads_the_first_norms_input_and_rmsnorm_subtracts_no_mean(families):
+    """Post-LN (Marian): the first norm reads embeddings + self-attention; pre-LN (T5): the
+    embeddings themselves. T5's RMSNorm divides by the root mean square and keeps the mean's
+    sign and share: out = γ·x / rms(x), so with its γ the output's mean is γ-weighted x / rms."""
+    for kind in ("marian", "t5"):
+        family = families[kind]
+        src, pad = encode_sources(family.tokenizer, [SOURCES[0], "a"], family.device)
+        probe = family.norm_input_probe(src, pad, Interventions())  # (2, S, D)
+        first = library_norms(family.model, kind)[0][0][0]
+        captured = []
+        handle = first.register_forward_pre_hook(lambda _m, args, into=captured: into.append(args[0]))
+        with torch.no_grad():
+            family.model.get_encoder()(input_ids=src, attention_mask=(~pad).long())
+        handle.remove()
+        torch.testing.assert_close(probe, captured[0].float())
+        if kind == "t5":
+            embedded = family.model.get_encoder().embed_tokens(src)
+            torch.testing.assert_close(probe, embedded.float())  # pre-norm: nothing added yet
+            out = first(probe)
+            rms = probe.pow(2).mean(-1, keepdim=True).add(first.variance_epsilon).sqrt()
+            torch.testing.assert_close(out, first.weight * (probe / rms))  # no mean subtracted, no β
+            assert not hasattr(first, "bias") or first.bias is None

@@ -63,7 +63,7 @@ def test_the_language_picker_forces_the_first_token(nllb_window, nllb):
 
 
 def test_pages_show_or_say_why(nllb_window):
-    window = nllb_window.window
+    window, session = nllb_window.window, nllb_window.session
     reasons = {}
     for entry, page in zip(PANELS, window.panel_pages, strict=True):
         window.show_panel(entry.key)
@@ -71,7 +71,16 @@ def test_pages_show_or_say_why(nllb_window):
         reasons[entry.key] = page.reason.text() if page.currentWidget() is page.reason else None
     assert reasons["masks"] is None and reasons["positions"] is None and reasons["decoding"] is None
     assert "√d_k" in reasons["scaling"]
-    assert "statistics" in reasons["layernorm"]
+    assert reasons["layernorm"] is None
+    layernorm = window.panels[[entry.key for entry in PANELS].index("layernorm")]
+    session.set_kind("enc_self")
+    window.show_panel("layernorm")
+    nllb_window.wait_idle()
+    assert "pre-LN" in layernorm.model_norms.text() and "residual stream" in layernorm.legend.text()
+    shown = layernorm.shown  # the encoder's layer, as the engine recorded it around each norm
+    assert shown.encoder
+    np.testing.assert_array_equal(shown.stats, session.snapshot.encoder.extras["norms"][shown.layer])
+    np.testing.assert_array_equal(layernorm.curves[1]["out_std"].yData, shown.stat(1, "out_std"))
     assert "not as a bias on the scores" in reasons["relative_bias"]
     positions = window.panels[[entry.key for entry in PANELS].index("positions")]
     assert not positions.what_if_button.isEnabled()  # it cannot run without its positions
@@ -184,3 +193,43 @@ def test_t5_shows_its_relative_position_bias(qtbot, settings, tmp_path):
     np.testing.assert_allclose(panel.matrix.image.image, expected.source_matrix[1], atol=1e-6)
     assert "8 buckets" in panel.info.text()
     next(opened, None)
+
+
+def test_the_norm_page_names_rmsnorm_where_the_model_has_it():
+    from visualizer.panels.layernorm_text import norm_text
+
+    for language in ("en", "zh"):
+        rms = norm_text(language, "rmsnorm", "pre")
+        assert "RMSNorm" in rms["output"] and "RMSNorm" in rms["ln_mean"] and "LayerNorm" not in rms["batch"]
+        assert "RMSNorm" in rms["model_norms"] and "β" in rms["model_norms"]
+        post = norm_text(language, "layernorm", "post")
+        assert "LayerNorm" in post["output"] and "x + Sublayer(x)" in post["input"]
+
+
+def test_opening_a_folder_shows_each_stage_in_the_status_bar(nllb_window, nllb):
+    window, session = nllb_window.window, nllb_window.session
+    seen = []  # what the window showed at each stage (the window's handler runs first)
+    session.load_progress.connect(
+        lambda fraction, stage: seen.append(
+            (fraction, stage, window.progress.maximum(), window.progress.value(), window.message_label.text())
+        )
+    )
+    session.open_checkpoint(nllb)
+    nllb_window.wait_idle()
+    stages = [stage for _, stage, *_ in seen]
+    assert stages == [
+        "checking the folder",
+        "importing the Hugging Face library",
+        "reading the tokenizer",
+        "reading the weights",
+        "checking the weights on a test input",
+        "moving the model to its device",
+        "finding the attention and norm layers",
+    ]
+    fractions = [fraction for fraction, *_ in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0 and fractions[-1] < 1
+    for fraction, stage, maximum, value, text in seen:
+        assert (maximum, value) == (100, round(100 * fraction))
+        assert text == f"Opening the model: {stage}…"
+    assert window.progress.maximum() == 0  # indeterminate again for the next work
+    assert not window.message_label.text().startswith("Opening the model")

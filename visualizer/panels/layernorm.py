@@ -28,7 +28,7 @@ from model.probes.norm_stats import (
     recorded_norms,
 )
 from visualizer.panels.base import ConceptPanel
-from visualizer.panels.layernorm_text import SUBLAYER_NAMES, TEXT, WHAT_IF_NAMES
+from visualizer.panels.layernorm_text import SUBLAYER_NAMES, TEXT, WHAT_IF_NAMES, norm_text
 from visualizer.panels.registry import TITLES
 from visualizer.widgets.heatmap import BACKGROUND, display_token
 
@@ -134,6 +134,9 @@ class LayerNormPanel(ConceptPanel):
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         page.addWidget(self.legend)
+        self.model_norms = QLabel()  # what this model's norms are and where they sit
+        self.model_norms.setWordWrap(True)
+        page.addWidget(self.model_norms)
         self.layer_view = pg.GraphicsLayoutWidget()
         self.layer_view.setBackground(BACKGROUND)
         self.layer_view.setMinimumHeight(280)
@@ -183,8 +186,17 @@ class LayerNormPanel(ConceptPanel):
         if index >= 0 and index != self.session.layer:
             self.session.select_head(index, self.session.head)
 
+    def text(self) -> dict[str, str]:
+        """The panel's words for the loaded model's kind of norm and its placement."""
+        language = self.session.language
+        snapshot = self.session.snapshot
+        if snapshot is None:
+            return TEXT[language]
+        capabilities = snapshot.info.capabilities
+        return norm_text(language, capabilities.norm, capabilities.norm_placement)
+
     def sync_controls(self, encoder: bool, layers: int, layer: int) -> None:
-        text = TEXT[self.session.language]
+        text = self.text()
         for widget in (self.stack, self.layer_box):
             widget.blockSignals(True)
         self.stack_label.setText(text["stack"])
@@ -198,16 +210,26 @@ class LayerNormPanel(ConceptPanel):
         self.layer_box.setCurrentIndex(layer)
         for widget in (self.stack, self.layer_box):
             widget.blockSignals(False)
+        reference = (
+            ""
+            if self.rms()
+            else f"&nbsp; <span style='color:#888888'>{html.escape(text['reference'])}</span>"
+        )
         self.legend.setText(
             f"<span style='color:{INPUT_COLOR}'>{text['input']}</span> &nbsp; "
-            f"<span style='color:{OUTPUT_COLOR}'>{text['output']}</span> &nbsp; "
-            f"<span style='color:#888888'>{html.escape(text['reference'])}</span>"
+            f"<span style='color:{OUTPUT_COLOR}'>{text['output']}</span> {reference}"
         )
+        self.model_norms.setText(text["model_norms"])
+
+    def rms(self) -> bool:
+        """RMSNorm: no β and no mean subtracted, so no reference lines for where the output sits."""
+        snapshot = self.session.snapshot
+        return snapshot is not None and snapshot.info.capabilities.norm == "rmsnorm"
 
     # -- drawing --------------------------------------------------------------------------
     def refresh(self) -> None:
         session, snapshot = self.session, self.session.snapshot
-        text = TEXT[session.language]
+        text = self.text()
         self.pages.setTabText(0, text["page_layer"].replace("&", "&&"))  # "&" alone marks a shortcut
         self.pages.setTabText(1, text["page_batch"])
         self.show_what_if(self.what_if_text())
@@ -260,7 +282,7 @@ class LayerNormPanel(ConceptPanel):
             self.references.append((lines[0], lines[1]))
 
     def show_recorded(self, norms: RecordedNorms, affine: NormAffine | None) -> None:
-        text = TEXT[self.session.language]
+        text = self.text()
         names = SUBLAYER_NAMES[self.session.language]
         count = len(norms.sublayers)
         if len(self.curves) != count:
@@ -293,7 +315,7 @@ class LayerNormPanel(ConceptPanel):
 
     def show_reference(self, sublayer: int, norms: RecordedNorms, affine: NormAffine | None) -> None:
         lines = self.references[sublayer]
-        if affine is None:
+        if affine is None or self.rms():
             for line in lines:
                 line.hide()
             return
@@ -330,7 +352,7 @@ class LayerNormPanel(ConceptPanel):
             self.ln_curves[f"{stat}_batched"] = stat_curve(plot, WITH_PADS_COLOR, "o", line=False)
 
     def show_batch(self, stats: PaddedBatchStats | None) -> None:
-        text = TEXT[self.session.language]
+        text = self.text()
         self.set_batch_titles(stats.padded_row + 1 if stats is not None else 2)
         if stats is None:
             self.batch_label.setText(text["computing"])
@@ -390,7 +412,7 @@ class LayerNormPanel(ConceptPanel):
             region.setVisible(stats.pad_count > 0)
 
     def set_batch_titles(self, row: int) -> None:
-        text = TEXT[self.session.language]
+        text = self.text()
 
         def title(plot: pg.PlotItem, words: str, legend: list[tuple[str, str]]) -> None:
             keys = " ".join(f"<span style='color:{color}'>{html.escape(t)}</span>" for t, color in legend)

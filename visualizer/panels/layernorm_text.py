@@ -97,6 +97,68 @@ TEXT = {
     },
 }
 
+# what this model's norms are, under the legend: (norm, placement) → words per language
+MODEL_NORMS = {
+    "en": {
+        ("layernorm", "post"): (
+            "This model: LayerNorm after each sublayer (post-LN, as in the paper): "
+            "LayerNorm(x + Sublayer(x))."
+        ),
+        ("layernorm", "pre"): (
+            "This model: LayerNorm in front of each sublayer (pre-LN): x + Sublayer(LayerNorm(x)). "
+            "The residual stream x itself is not normalised inside the stack: its statistics (orange) "
+            "may grow from layer to layer."
+        ),
+        ("rmsnorm", "pre"): (
+            "This model: RMSNorm in front of each sublayer (pre-norm): x + Sublayer(RMSNorm(x)). "
+            "RMSNorm divides each token by the root mean square of its features and multiplies by γ: "
+            "no mean is subtracted and there is no β, so the output's mean is not pinned to 0 "
+            "(no dashed references here)."
+        ),
+        ("rmsnorm", "post"): (
+            "This model: RMSNorm after each sublayer: RMSNorm(x + Sublayer(x)); no mean is subtracted "
+            "and there is no β."
+        ),
+    },
+    "zh": {
+        (
+            "layernorm",
+            "post",
+        ): "本模型：每个子层之后做 LayerNorm（后归一化，与论文相同）：LayerNorm(x + Sublayer(x))。",
+        ("layernorm", "pre"): (
+            "本模型：每个子层之前做 LayerNorm（前归一化）：x + Sublayer(LayerNorm(x))。"
+            "残差流 x 本身在层内不被归一化：它的统计量（橙色）可能逐层增大。"
+        ),
+        ("rmsnorm", "pre"): (
+            "本模型：每个子层之前做 RMSNorm（前归一化）：x + Sublayer(RMSNorm(x))。"
+            "RMSNorm 把每个词元除以其特征的均方根再乘以 γ：不减去均值，也没有 β，"
+            "因此输出的均值并不固定为 0（此处不画虚线参考）。"
+        ),
+        ("rmsnorm", "post"): (
+            "本模型：每个子层之后做 RMSNorm：RMSNorm(x + Sublayer(x))；不减去均值，也没有 β。"
+        ),
+    },
+}
+
+# the words that change for a pre-norm model (its norms read the residual stream itself)
+PRE_NORM_TEXT = {
+    "en": {"input": "● input x (the residual stream)"},
+    "zh": {"input": "● 输入 x（残差流）"},
+}
+
+
+def norm_text(language: str, norm: str, placement: str) -> dict[str, str]:
+    """The panel's words for a model whose norms are ``norm`` (layernorm or rmsnorm) placed
+    ``placement`` (post or pre): LayerNorm's name becomes RMSNorm's where the model has it."""
+    text = dict(TEXT[language])
+    if placement == "pre":
+        text |= PRE_NORM_TEXT[language]
+    if norm == "rmsnorm":
+        text = {key: value.replace("LayerNorm", "RMSNorm") for key, value in text.items()}
+    text["model_norms"] = MODEL_NORMS[language][(norm, placement)]
+    return text
+
+
 WHAT_IF_NAMES = {
     "en": {
         "no_positional": "no positional encoding",

@@ -69,8 +69,8 @@ def needs_layer_norm(info: FamilyInfo) -> str | None:
     capabilities = info.capabilities
     if capabilities.norm == "none":
         return "this model has no normalisation layers"
-    if capabilities.norm != "layernorm":
-        return f"this model normalises with {capabilities.norm}, not LayerNorm"
+    if capabilities.norm not in ("layernorm", "rmsnorm"):
+        return f"this model normalises with {capabilities.norm}, not LayerNorm or RMSNorm"
     if not capabilities.norm_stats or "norms" not in info.extras:
         return "this model does not record statistics around its norms"
     if info.resolve_kind("encoder") is None or info.resolve_kind("decoder") is None:

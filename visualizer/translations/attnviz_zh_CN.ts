@@ -587,5 +587,37 @@
         <source>this model adds its positions as a table to the tokens, not as a bias on the scores</source>
         <translation>此模型把位置作为表格加到词元上，而不是作为分数上的偏置</translation>
     </message>
+    <message>
+        <source>Opening the model: {stage}…</source>
+        <translation>正在打开模型：{stage}…</translation>
+    </message>
+    <message>
+        <source>checking the folder</source>
+        <translation>检查文件夹</translation>
+    </message>
+    <message>
+        <source>importing the Hugging Face library</source>
+        <translation>导入 Hugging Face 库</translation>
+    </message>
+    <message>
+        <source>reading the tokenizer</source>
+        <translation>读取分词器</translation>
+    </message>
+    <message>
+        <source>reading the weights</source>
+        <translation>读取权重</translation>
+    </message>
+    <message>
+        <source>checking the weights on a test input</source>
+        <translation>用测试输入检查权重</translation>
+    </message>
+    <message>
+        <source>moving the model to its device</source>
+        <translation>把模型移到它的设备上</translation>
+    </message>
+    <message>
+        <source>finding the attention and norm layers</source>
+        <translation>查找注意力层和归一化层</translation>
+    </message>
 </context>
 </TS>

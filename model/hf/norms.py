@@ -1,0 +1,73 @@
+"""The norms of a Hugging Face encoder-decoder, and the statistics recorded around each.
+
+Every layer normalises before or after each of its sublayers: BART-like models with
+``self_attn_layer_norm``, ``encoder_attn_layer_norm`` (decoder) and ``final_layer_norm`` (the
+feed-forward's), LayerNorm; T5 with ``layer.j.layer_norm`` in front of its j-th sublayer,
+RMSNorm (no mean subtracted, no β). A forward hook on each records, inside a capturing
+``recording(...)``, each token's mean and std over its features at the norm's input and
+output, the statistics our Transformer records around its Add & Norms. Outside a recording
+the hooks only return.
+
+Norms outside the layers (mBART's ``layernorm_embedding``, the stacks' final ``layer_norm``)
+are not part of the per-layer statistics; ``stack_norms`` names them.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from model.hf.attention import ACTIVE, layer_path
+
+# BART-like tails by sublayer; the encoder has no cross-attention, so its feed-forward is 1
+BART_NORMS = {"self_attn_layer_norm": 0, "encoder_attn_layer_norm": 1}
+
+
+def norm_modules(model: nn.Module) -> dict[int, tuple[str, int, int]]:
+    """id(module) → (side, layer, sublayer) for the norm in front of or behind each sublayer,
+    in sublayer order: self-attention, (cross-attention,) feed-forward."""
+    names = {}
+    for name, module in model.named_modules():
+        where = layer_path(name)
+        if where is None or not where[2]:
+            continue
+        side, layer, rest = where
+        tail = rest[-1]
+        if tail in BART_NORMS:
+            names[id(module)] = (side, layer, BART_NORMS[tail])
+        elif tail == "final_layer_norm" and len(rest) == 1:
+            names[id(module)] = (side, layer, 1 if side == "encoder" else 2)
+        elif tail == "layer_norm" and len(rest) == 3 and rest[0] == "layer" and rest[1].isdigit():
+            names[id(module)] = (side, layer, int(rest[1]))  # T5: block.i.layer.j.layer_norm
+    return names
+
+
+def stack_norms(model: nn.Module) -> list[str]:
+    """The names of the norms outside the layers (on embeddings, or after the last layer)."""
+    found = []
+    for name, module in model.named_modules():
+        tail = name.rsplit(".", 1)[-1]
+        if layer_path(name) is None and ("norm" in tail.lower()) and hasattr(module, "weight"):
+            found.append(name)
+    return found
+
+
+def per_token_stats(inputs: torch.Tensor, outputs: torch.Tensor) -> torch.Tensor:
+    """(B, 4, Q): in_mean, in_std, out_mean, out_std of (B, Q, D) inputs and outputs, per token
+    over its D features (the biased std, as the norms compute it)."""
+    x, y = inputs.float(), outputs.float()
+    return torch.stack([x.mean(-1), x.std(-1, unbiased=False), y.mean(-1), y.std(-1, unbiased=False)], dim=1)
+
+
+def record_norm(module: nn.Module, args: tuple, output: torch.Tensor) -> None:
+    record = ACTIVE.get()
+    if record is None or not record.capture:
+        return
+    where = record.norm_names.get(id(module))
+    if where is not None:
+        record.norms[where] = per_token_stats(args[0].detach(), output.detach())
+
+
+def install_norm_hooks(model: nn.Module, names: dict[int, tuple[str, int, int]]) -> list:
+    """A forward hook on each norm of ``names``; the handles, to remove them."""
+    return [module.register_forward_hook(record_norm) for module in model.modules() if id(module) in names]
