@@ -6,6 +6,8 @@ other. Every user mistake ends in a message in the window; nothing here blocks o
 
 from __future__ import annotations
 
+from functools import partial
+
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
@@ -27,6 +29,7 @@ from PySide6.QtWidgets import (
 from visualizer.compare_page import ComparePage
 from visualizer.events import Subscriptions
 from visualizer.i18n import Translator, tr, trf
+from visualizer.panels.base import ConceptPanel
 from visualizer.panels.page import PanelPage
 from visualizer.panels.registry import PANELS, panel_class
 from visualizer.qt_language import install_qt_translations
@@ -54,9 +57,11 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         """``settings`` holds what the window remembers; with ``remember`` False it starts from
         the defaults and saves nothing (the --screenshot mode).
 
-        With ``lazy_panels`` the concept panels (which import torch) are built once the worker
-        thread has imported torch, so the window is painted first; until then their tabs
-        say that they are loading.
+        Each concept panel (which imports torch) is built when its page is first shown or
+        asked for. With ``lazy_panels`` (the interactive start) they are all built, one per pass
+        of the event loop, once the worker thread has imported torch, so that the window is
+        painted first and every page is ready when the user turns to it; until then their
+        pages say that they are loading.
         """
         super().__init__()
         self.session = session
@@ -65,8 +70,8 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.setWindowTitle("Attention Visualizer")
         self.setAcceptDrops(True)
         self.closed = False
-        self.panels: list = []  # the ConceptPanels, once built
         self.panel_pages: list[PanelPage] = []  # each panel, or why the model cannot be shown there
+        self.lazy_panels = lazy_panels
         self.compare: ComparePage | None = None  # View > Compare: side B and its page
         self.panels_failed = False
         self.bridge = WorkerBridge(session, self, warm_up=lazy_panels)
@@ -85,6 +90,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
             (session.cursor_changed, self.on_cursor_changed),
             (session.message, self.on_message),
             (session.busy_changed, self.on_busy_changed),
+            (session.load_progress, self.on_load_progress),
             (session.playing_changed, self.on_playing_changed),
             (session.view_changed, self.on_view_changed),
             (session.language_changed, self.on_language_changed),
@@ -95,9 +101,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.hover_source: str | None = None  # the source the hover readout was read from
         self.restore_settings()
         if lazy_panels:
-            self.bridge.warmed.connect(self.install_panels_gradually)
-        else:
-            self.install_panels()
+            self.bridge.warmed.connect(self.on_worker_warmed)
         self.on_view_changed()
         self.actions_by_name["stop_compare"].setEnabled(False)
         self.on_language_changed(session.language)
@@ -265,10 +269,11 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.no_attention_label = no_attention_label()  # shown instead of the grid and the head
         attention_layout.addWidget(self.no_attention_label, 1)
         self.pages.addTab(attention_page, "Attention heads")
-        for entry in PANELS:  # placeholders until install_panels
-            placeholder = QLabel(tr("Loading…", session.language))
-            placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            self.pages.addTab(placeholder, entry.title(session.language))
+        for entry in PANELS:  # each panel is built when first needed (see PanelPage)
+            page = PanelPage(session, entry, partial(self.build_panel, entry), self.on_panel_failed)
+            page.build_on_show = not self.lazy_panels  # lazily: once the worker has imported torch
+            self.pages.addTab(page, entry.title(session.language))
+            self.panel_pages.append(page)
         outer.addWidget(self.pages, 1)
         self.hover_label = QLabel(" ")
         self.hover_label.setStyleSheet("font-family: monospace; padding: 2px;")
@@ -277,46 +282,56 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.detail.hovered.connect(self.show_hover)
         self.setCentralWidget(central)
 
+    @property
+    def panels(self) -> list:
+        """Every concept panel, built now if it was not yet (those before a failure)."""
+        self.install_panels()
+        return [page.built_panel for page in self.panel_pages if page.built]
+
+    def build_panel(self, entry) -> ConceptPanel:
+        return panel_class(entry)(self.session)
+
+    def on_panel_failed(self, error: Exception) -> None:
+        """A panel could not be built (e.g. torch cannot be imported): every page not built yet
+        says why, and the window says it once."""
+        if self.panels_failed:
+            return
+        self.panels_failed = True
+        for page in self.panel_pages:
+            if not page.built:
+                page.fail(str(error))
+        self.on_message(
+            "error",
+            trf("the concept panels could not be loaded: {error}", self.session.language, error=error),
+        )
+
     def install_panels(self) -> None:
-        """Build every concept panel now, in place of its placeholder tab (imports torch)."""
+        """Build every concept panel now (imports torch)."""
         while self.install_next_panel():
             pass
 
+    def on_worker_warmed(self) -> None:
+        """Torch is imported: a page shown from now on builds its panel, the one in front
+        first, then the others one per pass of the event loop."""
+        for page in self.panel_pages:
+            page.build_on_show = True
+        current = self.pages.currentWidget()
+        if isinstance(current, PanelPage) and not self.closed and current.unsupported() is None:
+            current.build()
+        self.install_panels_gradually()
+
     def install_panels_gradually(self) -> None:
         """One panel per pass of the event loop: building one blocks the GUI thread for up to
-        about 100 ms (pyqtgraph's plots), all six at once for 200."""
+        a few hundred milliseconds (pyqtgraph's plots)."""
         if self.install_next_panel():
             QTimer.singleShot(0, self.install_panels_gradually)
 
     def install_next_panel(self) -> bool:
-        """Build the next panel in place of its placeholder; False when there is none left."""
-        index = len(self.panels)
-        if self.closed or self.panels_failed or index == len(PANELS):
+        """Build the next panel not built yet; False when there is none left (or one failed)."""
+        if self.closed or self.panels_failed:
             return False
-        entry = PANELS[index]
-        try:
-            panel = panel_class(entry)(self.session)
-        except Exception as error:  # e.g. torch cannot be imported: say so in the tabs left
-            self.panels_failed = True
-            for tab in range(index + 1, self.pages.count()):
-                self.pages.widget(tab).setText(f"This page could not be loaded: {error}")
-            self.on_message(
-                "error",
-                trf("the concept panels could not be loaded: {error}", self.session.language, error=error),
-            )
-            return False
-        # a panel's plots shrink with the window rather than force it to grow on a small screen
-        panel.setMinimumSize(480, 360)
-        current = self.pages.currentIndex()
-        placeholder = self.pages.widget(index + 1)
-        self.pages.removeTab(index + 1)
-        placeholder.deleteLater()
-        page = PanelPage(self.session, panel)
-        self.pages.insertTab(index + 1, page, panel.title())
-        self.pages.setCurrentIndex(current)
-        self.panels.append(panel)
-        self.panel_pages.append(page)
-        return True
+        page = next((page for page in self.panel_pages if not page.built), None)
+        return page is not None and page.build()
 
     def build_status_bar(self) -> None:
         status = self.statusBar()
@@ -326,6 +341,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.progress.setRange(0, 0)  # indeterminate: the model is working
         self.progress.setFixedWidth(120)
         self.progress.hide()
+        self.loading_text: str | None = None  # the status bar's text while a model opens
         status.addWidget(self.message_label, 1)
         status.addPermanentWidget(self.progress)
         status.addPermanentWidget(self.model_label)
@@ -452,6 +468,21 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
 
     def on_busy_changed(self, busy: bool) -> None:
         self.progress.setVisible(busy)
+        if not busy:
+            self.progress.setRange(0, 0)  # indeterminate again for the next work
+            if self.loading_text is not None and self.message_label.text() == self.loading_text:
+                self.message_label.setText("")  # the load's stage is over, whatever the result said
+            self.loading_text = None
+
+    def on_load_progress(self, fraction: float, stage: str) -> None:
+        """A model opening says which stage it is at: the bar fills, the status bar names it."""
+        language = self.session.language
+        self.progress.setRange(0, 100)
+        self.progress.setValue(round(100 * fraction))
+        self.progress.setVisible(True)
+        self.loading_text = trf("Opening the model: {stage}…", language, stage=tr(stage, language))
+        self.message_label.setStyleSheet("")
+        self.message_label.setText(self.loading_text)
 
     def on_playing_changed(self, playing: bool) -> None:
         play = self.actions_by_name["play"]

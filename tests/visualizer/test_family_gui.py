@@ -64,7 +64,10 @@ def test_loading_the_transformer_after_the_toy_restores_everything(toy_window, t
     window = toy_window.window
     toy_window.open(tiny_checkpoint_path)
     assert tab_names(window) == ["enc_self", "dec_self", "cross"]
-    shown = {entry.key: page.shows_panel for entry, page in zip(PANELS, window.panel_pages, strict=True)}
+    shown = {}
+    for entry, page in zip(PANELS, window.panel_pages, strict=True):
+        window.show_panel(entry.key)
+        shown[entry.key] = page.shows_panel
     assert shown.pop("relative_bias") is False  # a page for T5's bias, not for a position table
     assert all(shown.values())
 

@@ -292,33 +292,53 @@ def test_switching_the_language_translates_the_window(harness):
 
 
 def test_a_lazy_window_paints_its_tabs_first_and_builds_the_panels_after_torch(qtbot, settings):
-    """The interactive start (lazy_panels): placeholder tabs with the panels' titles, the
-    chosen page kept, then the real panels once the worker has imported torch."""
-    from PySide6.QtWidgets import QLabel
-
+    """The interactive start (lazy_panels): pages with the panels' titles that say they are
+    loading, the chosen page kept, then the real panels once the worker has imported torch."""
     from model.transformer.checkpoint import default_checkpoint_path
+    from visualizer.panels.page import PanelPage
     from visualizer.panels.registry import PANELS
 
     session = Session()
     window = MainWindow(session, settings, lazy_panels=True)
     qtbot.addWidget(window)
     # nothing has run the event loop yet, so the worker's "torch is imported" cannot have arrived
-    assert window.panels == []
+    assert not any(page.built for page in window.panel_pages)
     tabs = range(1, window.pages.count())
     assert [window.pages.tabText(i) for i in tabs] == [entry.title("en") for entry in PANELS]
-    assert all(isinstance(window.pages.widget(i), QLabel) for i in tabs)
+    assert [window.pages.widget(i) for i in tabs] == window.panel_pages
+    assert all(isinstance(page, PanelPage) for page in window.panel_pages)
     window.show_panel("layernorm")
     window.show()
-    qtbot.waitUntil(lambda: len(window.panels) == len(PANELS), timeout=30_000)
-    assert [panel.key for panel in window.panels] == [entry.key for entry in PANELS]
-    # each tab is the panel's page: the panel, or why the loaded model cannot be shown there
-    assert [window.pages.widget(i) for i in range(1, window.pages.count())] == window.panel_pages
+    layernorm = window.pages.currentWidget()
+    assert not layernorm.built and layernorm.reason.text() == "Loading…"
+    qtbot.waitUntil(lambda: all(page.built for page in window.panel_pages), timeout=30_000)
+    assert [page.built_panel.key for page in window.panel_pages] == [entry.key for entry in PANELS]
     assert [page.panel for page in window.panel_pages] == window.panels
-    assert window.pages.currentWidget().panel is window.panels[[e.key for e in PANELS].index("layernorm")]
+    assert layernorm.panel is window.panels[[e.key for e in PANELS].index("layernorm")]
     window.open_checkpoint(default_checkpoint_path())
     qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=30_000)
+    assert layernorm.shows_panel and layernorm.content() is layernorm.panel
     assert window.cuda_action.text() in ("CUDA", "CUDA (not available)")
     window.close()
+
+
+def test_a_window_builds_a_panel_only_when_its_page_is_first_shown(harness):
+    """Without lazy_panels (tests, --screenshot): no panel is built until its page is shown."""
+    from visualizer.panels.registry import PANELS
+
+    window, session = harness.window, harness.session
+    session.step_forward()
+    harness.wait_idle()
+    assert not any(page.built for page in window.panel_pages)
+    window.show_panel("decoding")
+    harness.wait_idle()
+    built = [entry.key for entry, page in zip(PANELS, window.panel_pages, strict=True) if page.built]
+    assert built == ["decoding"]
+    page = window.pages.currentWidget()
+    assert page.shows_panel and page.built_panel.isVisible()
+    # built late, it shows the state it was built into: the step already taken
+    shown = page.built_panel.bars.filtered_full
+    np.testing.assert_array_equal(shown, session.snapshot.steps[0].filtered_probs)
 
 
 def test_panels_that_cannot_be_loaded_say_why_in_their_tabs(qtbot, settings, monkeypatch):
@@ -338,8 +358,9 @@ def test_panels_that_cannot_be_loaded_say_why_in_their_tabs(qtbot, settings, mon
     window.show()
     qtbot.waitUntil(lambda: window.panels_failed, timeout=30_000)
     assert [panel.key for panel in window.panels] == [entry.key for entry in PANELS[:2]]
-    for tab in range(3, window.pages.count()):
-        assert "libtorch_cpu.so" in window.pages.widget(tab).text()
+    for page in window.panel_pages[2:]:
+        assert not page.built and "libtorch_cpu.so" in page.reason.text()
+        assert page.currentWidget() is page.reason
     assert "could not be loaded" in window.message_label.text()
     window.error_dialog.close()
     window.close()

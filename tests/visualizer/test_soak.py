@@ -204,6 +204,7 @@ def shipped_window(qtbot, settings):
     qtbot.addWidget(window)
     window.resize(1280, 800)
     window.show()
+    window.install_panels()  # every page's panel, as the interactive start builds them after torch
     window.open_checkpoint(default_checkpoint_path())
     qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=30_000)
     yield window
