@@ -36,9 +36,9 @@ class Recording:
     # the decoder's padding alone, for the "no causal mask" what-if
     masks: dict[str, torch.Tensor] = field(default_factory=dict)
     # id(norm module) → (side, layer, sublayer), and what ``model.hf.norms`` records around each:
-    # (side, layer, sublayer) → (B, 4, Q) in_mean, in_std, out_mean, out_std per token
+    # (side, layer, sublayer) → the norm's input and output, each (B, Q, D)
     norm_names: dict[int, tuple[str, int, int]] = field(default_factory=dict)
-    norms: dict[tuple[str, int, int], torch.Tensor] = field(default_factory=dict)
+    norms: dict[tuple[str, int, int], tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
 
     def stacked(self, kind: str, layers: int, what: str = "weights") -> torch.Tensor:
         """(B, L, H, Q, K) of ``kind``'s ``layers`` layers."""
@@ -46,14 +46,19 @@ class Recording:
         return torch.stack([table[(kind, layer)] for layer in range(layers)], dim=1)
 
     def stacked_norms(self, side: str, layers: int, sublayers: int) -> torch.Tensor:
-        """(B, L, sublayers, 4, Q) the statistics around every norm of ``side``'s layers."""
-        return torch.stack(
-            [
-                torch.stack([self.norms[(side, layer, sub)] for sub in range(sublayers)], dim=1)
-                for layer in range(layers)
-            ],
-            dim=1,
-        )
+        """(B, L, sublayers, 4, Q): in_mean, in_std, out_mean, out_std per token over its D
+        features (the biased std, as the norms compute it) around every norm of ``side``'s
+        layers, computed for all of them at once (per norm it cost a step 14 ms on Marian-base)."""
+        pairs = [self.norms[(side, layer, sub)] for layer in range(layers) for sub in range(sublayers)]
+        stats = []
+        for which in (0, 1):  # the inputs, then the outputs
+            values = torch.stack([pair[which] for pair in pairs]).float()  # (N, B, Q, D)
+            variance, mean = torch.var_mean(values, dim=-1, correction=0)  # (N, B, Q) each
+            stats += [mean, variance.sqrt()]
+        stacked = torch.stack(stats, dim=1)  # (N, 4, B, Q), N = L · sublayers
+        batch, length = stacked.shape[2], stacked.shape[3]
+        # (L, sublayers, 4, B, Q) → (B, L, sublayers, 4, Q)
+        return stacked.reshape(layers, sublayers, 4, batch, length).permute(3, 0, 1, 2, 4)
 
 
 ACTIVE: contextvars.ContextVar[Recording | None] = contextvars.ContextVar("attnviz_recording", default=None)

@@ -3,10 +3,10 @@
 Every layer normalises before or after each of its sublayers: BART-like models with
 ``self_attn_layer_norm``, ``encoder_attn_layer_norm`` (decoder) and ``final_layer_norm`` (the
 feed-forward's), LayerNorm; T5 with ``layer.j.layer_norm`` in front of its j-th sublayer,
-RMSNorm (no mean subtracted, no β). A forward hook on each records, inside a capturing
-``recording(...)``, each token's mean and std over its features at the norm's input and
-output, the statistics our Transformer records around its Add & Norms. Outside a recording
-the hooks only return.
+RMSNorm (no mean subtracted, no β). A forward hook on each keeps, inside a capturing
+``recording(...)``, the norm's input and output; ``Recording.stacked_norms`` turns them into
+each token's mean and std over its features, the statistics our Transformer records around
+its Add & Norms. Outside a recording the hooks only return.
 
 Norms outside the layers (mBART's ``layernorm_embedding``, the stacks' final ``layer_norm``)
 are not part of the per-layer statistics; ``stack_norms`` names them.
@@ -52,20 +52,13 @@ def stack_norms(model: nn.Module) -> list[str]:
     return found
 
 
-def per_token_stats(inputs: torch.Tensor, outputs: torch.Tensor) -> torch.Tensor:
-    """(B, 4, Q): in_mean, in_std, out_mean, out_std of (B, Q, D) inputs and outputs, per token
-    over its D features (the biased std, as the norms compute it)."""
-    x, y = inputs.float(), outputs.float()
-    return torch.stack([x.mean(-1), x.std(-1, unbiased=False), y.mean(-1), y.std(-1, unbiased=False)], dim=1)
-
-
 def record_norm(module: nn.Module, args: tuple, output: torch.Tensor) -> None:
     record = ACTIVE.get()
     if record is None or not record.capture:
         return
     where = record.norm_names.get(id(module))
-    if where is not None:
-        record.norms[where] = per_token_stats(args[0].detach(), output.detach())
+    if where is not None:  # kept as they are: the statistics are computed for all norms at once
+        record.norms[where] = (args[0].detach(), output.detach())
 
 
 def install_norm_hooks(model: nn.Module, names: dict[int, tuple[str, int, int]]) -> list:
