@@ -202,6 +202,7 @@ def test_the_norm_page_names_rmsnorm_where_the_model_has_it():
         rms = norm_text(language, "rmsnorm", "pre")
         assert "RMSNorm" in rms["output"] and "RMSNorm" in rms["ln_mean"] and "LayerNorm" not in rms["batch"]
         assert "RMSNorm" in rms["model_norms"] and "β" in rms["model_norms"]
+        assert "Add & Norm" not in rms["page_layer"]  # a pre-norm model adds after, not before
         post = norm_text(language, "layernorm", "post")
         assert "LayerNorm" in post["output"] and "x + Sublayer(x)" in post["input"]
 

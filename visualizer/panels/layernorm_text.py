@@ -142,8 +142,8 @@ MODEL_NORMS = {
 
 # the words that change for a pre-norm model (its norms read the residual stream itself)
 PRE_NORM_TEXT = {
-    "en": {"input": "● input x (the residual stream)"},
-    "zh": {"input": "● 输入 x（残差流）"},
+    "en": {"input": "● input x (the residual stream)", "page_layer": "Before and after each norm"},
+    "zh": {"input": "● 输入 x（残差流）", "page_layer": "每个归一化的前与后"},
 }
 
 
