@@ -50,6 +50,9 @@ def test_the_language_picker_forces_the_first_token(nllb_window, nllb):
     picker = window.source_bar.languages
     assert picker.isVisible()
     assert picker.target.itemText(0) == "(the model's choice)"
+    session.set_language("zh")
+    assert picker.target.itemText(0) == "（由模型决定）" and picker.target.currentIndex() == 0
+    session.set_language("en")
     index = picker.target.findText("deu_Latn")
     picker.target.setCurrentIndex(index)
     picker.target.activated.emit(index)

@@ -619,5 +619,17 @@
         <source>finding the attention and norm layers</source>
         <translation>查找注意力层和归一化层</translation>
     </message>
+    <message>
+        <source>(the model's choice)</source>
+        <translation>（由模型决定）</translation>
+    </message>
+    <message>
+        <source>the language of the source (its first token for NLLB)</source>
+        <translation>源文本的语言（NLLB 中是它的第一个词元）</translation>
+    </message>
+    <message>
+        <source>the language to write: forced as the first output token</source>
+        <translation>要写出的语言：强制作为第一个输出词元</translation>
+    </message>
 </context>
 </TS>

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QCompleter, QHBoxLayout, QLabel, QWidget
 
-from visualizer.i18n import Translator
+from visualizer.i18n import Translator, tr
 from visualizer.protocol import ModelInfo
 from visualizer.session import Session
 
@@ -23,8 +23,8 @@ class LanguagePicker(QWidget):
         self.session = session
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 0, 0, 0)
-        self.source = self.language_box("the language of the source (its first token for NLLB)")
-        self.target = self.language_box("the language to write: forced as the first output token")
+        self.source = self.language_box("the language of the source (its first token for NLLB)", translator)
+        self.target = self.language_box("the language to write: forced as the first output token", translator)
         for text, box in (("From:", self.source), ("To:", self.target)):
             label = QLabel(text)
             translator.add(label.setText, text)
@@ -32,15 +32,20 @@ class LanguagePicker(QWidget):
             layout.addWidget(box)
         self.hide()
         session.model_changed.connect(self.show_model)
+        session.language_changed.connect(self.on_language_changed)
 
-    def language_box(self, tooltip: str) -> QComboBox:
+    def on_language_changed(self, _language: str) -> None:
+        if self.session.model is not None:
+            self.show_model(self.session.model)  # "(the model's choice)" in the new language
+
+    def language_box(self, tooltip: str, translator: Translator) -> QComboBox:
         box = QComboBox()
         box.setEditable(True)  # type to filter
         box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         box.completer().setFilterMode(Qt.MatchFlag.MatchContains)
         box.completer().setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         box.setMinimumContentsLength(9)
-        box.setToolTip(tooltip)
+        translator.add(box.setToolTip, tooltip)
         box.activated.connect(self.on_chosen)
         return box
 
@@ -50,7 +55,11 @@ class LanguagePicker(QWidget):
             return
         for box, current, extra in (
             (self.source, model.source_language, ()),
-            (self.target, model.target_language, () if model.target_language else (NOT_FORCED,)),
+            (
+                self.target,
+                model.target_language,
+                () if model.target_language else (tr(NOT_FORCED, self.session.language),),
+            ),
         ):
             box.blockSignals(True)
             items = [*extra, *model.languages]
