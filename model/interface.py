@@ -113,6 +113,7 @@ class Capabilities:
     norm_stats: bool = False  # per-token statistics before and after each norm are recorded
     what_ifs: frozenset[str] = frozenset()  # names of ``WHAT_IFS`` it applies
     gradients: bool = False  # its forward pass can be differentiated (attribution)
+    logit_lens: bool = False  # the decoder's layers can be read off through its output layer
     teacher_forcing: bool = True  # ``teacher_force`` runs a target in one pass
     padded_batch: bool = False  # ``teacher_force`` takes a padded batch of several sources
 
@@ -377,3 +378,16 @@ class ModelFamily(ABC):
         """Each encoder and decoder layer's norms (modules with ``weight`` and ``bias``), in
         sublayer order, for families with norms."""
         raise NotImplementedError(f"{self.info.display_name} has no norm")
+
+    def embedding_modules(self) -> tuple[Any, Any]:
+        """Families with ``Capabilities.gradients``: the modules whose outputs are the token
+        vectors the encoder and the decoder read, (source, target), before positions are added
+        (they may be one module, tied). Attribution replaces their outputs through hooks, one
+        ``encode`` or ``teacher_force`` call at a time."""
+        raise NotImplementedError(f"{self.info.display_name} cannot be differentiated")
+
+    def logit_lens(self, encoded: EncodeOutput, tgt_in: torch.Tensor) -> torch.Tensor:
+        """(B, L, T, V) the next-token logits read off after each decoder layer: the model's
+        final norm (where it has one) and output projection applied to that layer's output;
+        the last layer's equal ``teacher_force``'s. Families with ``Capabilities.logit_lens``."""
+        raise NotImplementedError(f"{self.info.display_name} has no decoder layers to read")

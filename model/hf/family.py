@@ -19,6 +19,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from model.core.gradients import no_grad_unless_differentiating
 from model.hf.attention import Recording, attention_modules, recording
 from model.hf.folder import ARCHITECTURES
 from model.hf.generation_rules import GenerationRules
@@ -140,6 +141,7 @@ def describe(
             norm_stats=norm_stats,
             what_ifs=frozenset({"zeroed_heads", "no_causal_mask"}),
             gradients=True,
+            logit_lens=True,
             teacher_forcing=True,
             padded_batch=True,
         ),
@@ -234,7 +236,7 @@ class HFFamily(ModelFamily):
             norm_names=self.norm_names if self.info.capabilities.norm_stats else {},
         )
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def encode(self, src: Tensor, src_pad: Tensor, interventions: Interventions, capture: bool = True):
         with recording(self.new_recording(interventions, capture)) as record:
             hidden = self.model.get_encoder()(
@@ -288,7 +290,7 @@ class HFFamily(ModelFamily):
         ids = tuple((*row, int(token)) for row, token in zip(cache.ids, tokens.tolist(), strict=True))
         return out.logits[:, -1], HFCache(self_kv, cross_kv, ids), record
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def step(self, token_id, encoded, cache: HFCache, interventions, capture) -> StepOutput:
         tokens = torch.tensor([token_id], device=self.device)
         logits, new_cache, record = self.run_decoder(cache, tokens, encoded, interventions, capture)
@@ -309,7 +311,7 @@ class HFFamily(ModelFamily):
         self_kv = tuple((k[:, :, :length], v[:, :, :length]) for k, v in cache.self_kv)
         return HFCache(self_kv, cache.cross_kv, tuple(row[:length] for row in cache.ids))
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def step_batch(self, parents: Sequence[int], token_ids, encoded, cache: HFCache, interventions):
         index = torch.tensor(list(parents), device=self.device)
         chosen = HFCache(
@@ -325,7 +327,7 @@ class HFFamily(ModelFamily):
         ruled = [self.rules.apply(ids, row) for ids, row in zip(new_cache.ids, logprobs, strict=True)]
         return torch.stack(ruled), new_cache
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def teacher_force(self, encoded, tgt_in: Tensor, tgt_pad: Tensor, interventions) -> TeacherForcedOutput:
         tgt_pad = tgt_pad.clone()
         tgt_pad[:, 0] = False  # the start token is real even where it is the pad id (T5)
@@ -365,6 +367,44 @@ class HFFamily(ModelFamily):
             ),
         )
 
+    # -- attribution and the logit lens -----------------------------------------------------------
+    def embedding_modules(self) -> tuple[torch.nn.Module, torch.nn.Module]:
+        return self.model.get_encoder().embed_tokens, self.model.get_decoder().embed_tokens
+
+    def decoder_layers(self) -> list[torch.nn.Module]:
+        decoder = self.model.get_decoder()
+        return list(decoder.block if self.model_type in T5_TYPES else decoder.layers)
+
+    def lens_head(self, hidden: Tensor) -> Tensor:
+        """Logits of a decoder layer's output ``hidden`` (..., D), as the model computes them
+        from its last layer's: the decoder's final norm (pre-LN models), T5's rescaling of a
+        tied output layer's input, the output layer, and Marian's and BART's logit bias."""
+        decoder = self.model.get_decoder()
+        norm = getattr(decoder, "final_layer_norm", None) or getattr(decoder, "layer_norm", None)
+        if norm is not None:
+            hidden = norm(hidden)
+        if self.model_type in T5_TYPES and getattr(self.model.config, "scale_decoder_outputs", False):
+            hidden = hidden * self.shape.d_model**-0.5
+        logits = self.model.lm_head(hidden)
+        bias = getattr(self.model, "final_logits_bias", None)
+        return logits + bias if bias is not None else logits
+
+    @no_grad_unless_differentiating
+    def logit_lens(self, encoded: EncodeOutput, tgt_in: Tensor) -> Tensor:
+        outputs: list[Tensor] = []
+
+        def keep(_module, _args, out) -> None:
+            outputs.append(out[0] if isinstance(out, tuple) else out)  # (B, T, D)
+
+        handles = [layer.register_forward_hook(keep) for layer in self.decoder_layers()]
+        try:
+            tgt_pad = torch.zeros_like(tgt_in, dtype=torch.bool)
+            self.teacher_force(encoded, tgt_in, tgt_pad, Interventions())
+        finally:
+            for handle in handles:
+                handle.remove()
+        return self.lens_head(torch.stack(outputs, dim=1)).float()  # (B, L, T, V)
+
     # -- norms ---------------------------------------------------------------------------------
     def norm_places(self) -> list[tuple[str, int, int]]:
         """(side, layer, sublayer) of every sublayer's norm, the encoder's first."""
@@ -393,7 +433,7 @@ class HFFamily(ModelFamily):
         ]
         return encoder, decoder
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def norm_input_probe(self, src: Tensor, src_pad: Tensor, interventions: Interventions) -> Tensor:
         """(B, S, D) what the encoder's first norm normalises: post-LN (Marian, BART) the sum of
         the embeddings and the first self-attention's output; pre-LN (mBART, NLLB, T5) the
@@ -430,7 +470,7 @@ class HFFamily(ModelFamily):
         stack = self.model.encoder if side == "source" else self.model.decoder
         return stack.block[0].layer[0].SelfAttention
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def relative_bias_curve(self, side, distances):
         attention = self.bias_attention(side)
         relative = torch.as_tensor(distances, dtype=torch.long, device=self.device)
@@ -443,7 +483,7 @@ class HFFamily(ModelFamily):
         bias = attention.relative_attention_bias(buckets)  # (n, H)
         return buckets.cpu().numpy(), bias.T.float().cpu().numpy()
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def relative_bias_matrix(self, side, length: int):
         attention = self.bias_attention(side)
         return (

@@ -103,6 +103,7 @@ def teacher_force_batch(
         raise ValueError(f"a source or target is longer than the model's {longest} tokens")
     src, src_pad = encode_sources(tokenizer, sources, device)  # (B, S)
     tgt_in, tgt_pad = pad_ids([[tokenizer.bos_id, *ids] for ids in target_ids], tokenizer.pad_id, device)
+    tgt_pad[:, 0] = False  # the start token is real even where it is the pad id (Marian, T5)
     tgt_out, _ = pad_ids([[*ids, tokenizer.eos_id] for ids in target_ids], tokenizer.pad_id, device)
     if encoded is None:
         encoded = model.encode(src, src_pad, interventions, capture=True)

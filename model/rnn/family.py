@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
+from model.core.gradients import no_grad_unless_differentiating
 from model.core.tokenizer import CharTokenizer
 from model.interface import (
     AttentionKind,
@@ -119,7 +120,7 @@ class RNNFamily(ModelFamily):
     def to(self, device: torch.device) -> None:
         self.model.to(device)
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def encode(self, src: Tensor, src_pad: Tensor, interventions: Interventions, capture: bool = True):
         encoded = self.model.encode(src, src_pad)
         return EncodeOutput(encoded, src_pad, scale=self.scale)
@@ -127,12 +128,15 @@ class RNNFamily(ModelFamily):
     def start(self, encoded: EncodeOutput) -> list[Tensor]:
         return [self.model.start_state(encoded.state)]  # (1, D): the states so far, newest last
 
+    def embedding_modules(self) -> tuple[torch.nn.Embedding, torch.nn.Embedding]:
+        return self.model.embedding, self.model.embedding  # one table for source and target
+
     def weights_override(self, interventions: Interventions, pad_mask: Tensor) -> Tensor | None:
         if not self.model.attends:  # nothing to replace: the what-ifs are not offered
             return None
         return override_weights(interventions, pad_mask)
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def step(self, token_id, encoded, cache, interventions, capture) -> StepOutput:
         tokens = torch.tensor([token_id], device=self.device)
         override = self.weights_override(interventions, encoded.state.pad_mask)
@@ -145,7 +149,7 @@ class RNNFamily(ModelFamily):
     def truncate(self, cache: list[Tensor], length: int) -> list[Tensor]:
         return cache[: length + 1]
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def step_batch(self, parents: Sequence[int], token_ids, encoded, cache, interventions):
         n = len(parents)
         one: RNNEncoded = encoded.state
@@ -166,7 +170,7 @@ class RNNFamily(ModelFamily):
 
         return greedy_decode_batch(self.model, self.tokenizer, list(sources))
 
-    @torch.no_grad()
+    @no_grad_unless_differentiating
     def teacher_force(self, encoded, tgt_in: Tensor, tgt_pad: Tensor, interventions) -> TeacherForcedOutput:
         override = self.weights_override(interventions, encoded.pad_mask)
         logits, weights, scores = self.model.teacher_force(encoded.state, tgt_in, override)

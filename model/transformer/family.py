@@ -63,6 +63,7 @@ def describe(config: TransformerConfig) -> FamilyInfo:
             norm_stats=True,
             what_ifs=frozenset({"no_positional", "no_scaling", "no_causal_mask", "zeroed_heads"}),
             gradients=True,
+            logit_lens=True,
             teacher_forcing=True,
             padded_batch=True,
         ),
@@ -214,6 +215,25 @@ class TransformerFamily(ModelFamily):
             for layer in self.model.decoder_layers
         ]
         return encoder, decoder
+
+    def embedding_modules(self) -> tuple[torch.nn.Embedding, torch.nn.Embedding]:
+        return self.model.src_embed, self.model.tgt_embed
+
+    def logit_lens(self, encoded: EncodeOutput, tgt_in: Tensor) -> Tensor:
+        outputs: list[Tensor] = []
+        handles = [
+            layer.register_forward_hook(lambda _module, _args, out: outputs.append(out[0]))  # (B, T, D)
+            for layer in self.model.decoder_layers
+        ]
+        try:
+            self.model.decode(tgt_in, encoded.state)
+        finally:
+            for handle in handles:
+                handle.remove()
+        hidden = torch.stack(outputs, dim=1)  # (B, L, T, D)
+        if self.config.norm_placement == "pre":  # a pre-LN decoder normalises its last output
+            hidden = self.model.decoder_norm(hidden)
+        return self.model.generator(hidden).float()  # (B, L, T, V)
 
 
 def by_layer(layers: list[LayerCapture], attention: str, name: str) -> Tensor:

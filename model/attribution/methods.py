@@ -1,0 +1,430 @@
+"""Which input tokens mattered for each output token: attention beside attribution.
+
+For one source and the tokens a model wrote (``output_ids``), every method scores, for each
+output step t, the tokens on one axis: the S source tokens, then the T target tokens the
+decoder read (``<bos>`` and the outputs before; those after step t are NaN, unseen). What is
+explained is f_t = log p(y_t | x, y_<t), the model's own log-probability of the token it wrote
+at step t (teacher-forced, before any decoding setting such as top-k).
+
+- ``attention_head``: the chosen head's weights, its cross-attention row over the source and its
+  masked self-attention row over the read tokens (layer and head in ``AttributionSettings``).
+- ``attention_layer``: the same rows averaged over the heads of that layer.
+- ``rollout``: attention rolled out through every layer (``model.attribution.rollout``).
+- ``gradient_x_input``: Σ_e ∂f_t/∂x_ie · x_ie, signed, where x_i is token i's vector as the
+  embedding table gives it (before positions are added: the positions are not the token).
+- ``integrated_gradients`` (Sundararajan et al. 2017): (x_i − x'_i) · ∫₀¹ ∂f_t/∂x_i(x' + α(x − x')) dα,
+  summed over the vector. The baseline x' puts ``<pad>``'s vector at every token (source and
+  read target) and keeps the positions: a text of nothing in particular (``baseline="zero"``:
+  all token vectors zero, which a model that normalises its token vectors by their size before
+  adding anything, T5 with its RMSNorm, cannot read: its output jumps as the vectors shrink to
+  zero, so no quadrature converges there). The integral is Gauss–Legendre quadrature with
+  ``ig_steps`` nodes. Completeness: the scores sum to f_t(x) − f_t(x') (``baseline_logprob``);
+  where a model's kinks (ReLU) keep them more than 1 % off, the nodes are doubled, up to three
+  times (``ig_steps_used``, ``completeness_gap``).
+- ``occlusion``: f_t(x) − f_t(x with source token i replaced by ``<unk>``), or with it removed
+  (``occlusion="remove"``, and for a tokenizer without ``<unk>``); source tokens only.
+
+``agreement``: for each method, Spearman's rank correlation between each cross-attention
+head's row at step t and the method's source scores (their magnitudes, for the signed ones):
+which heads agree with which method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+import numpy as np
+import torch
+
+from model.attribution.ranks import spearman
+from model.attribution.rollout import decoder_rollout, encoder_rollout
+from model.core.gradients import differentiable
+from model.interface import NO_INTERVENTIONS, EncodeOutput, Interventions, ModelFamily, TeacherForcedOutput
+
+ATTENTION_METHODS = ("attention_head", "attention_layer", "rollout")
+GRADIENT_METHODS = ("gradient_x_input", "integrated_gradients")
+METHODS = (*ATTENTION_METHODS, *GRADIENT_METHODS, "occlusion")
+SIGNED = frozenset((*GRADIENT_METHODS, "occlusion"))
+OCCLUSION_CHUNK = 32  # occluded copies of the source per forward pass
+COMPLETENESS = 0.01  # integrated gradients: |Σ scores − (f(x) − f(x'))| / |f(x) − f(x')| to reach
+REFINEMENTS = 3  # times the number of points may double to reach it (32 → 256)
+Progress = Callable[[int, int, str], None]  # (done, total, what is being done)
+
+
+class Cancelled(Exception):
+    """The caller asked to stop; nothing was returned."""
+
+
+@dataclass(frozen=True)
+class AttributionSettings:
+    layer: int | None = None  # the chosen head's layer (decoder layer, 0-based); None: the last
+    head: int = 0
+    ig_steps: int = 32  # quadrature nodes of integrated gradients
+    occlusion: Literal["unk", "remove"] = "unk"
+    baseline: Literal["pad", "zero"] = "pad"  # integrated gradients' starting point
+    methods: tuple[str, ...] = METHODS
+
+    def __post_init__(self) -> None:
+        unknown = set(self.methods) - set(METHODS)
+        if unknown:
+            raise ValueError(f"unknown attribution methods {sorted(unknown)}; known: {', '.join(METHODS)}")
+        if not 1 <= self.ig_steps <= 1024:
+            raise ValueError("integrated gradients needs 1 to 1024 steps")
+        if self.occlusion not in ("unk", "remove"):
+            raise ValueError("occlusion is 'unk' or 'remove'")
+        if self.baseline not in ("pad", "zero"):
+            raise ValueError("the integrated-gradients baseline is 'pad' or 'zero'")
+
+
+@dataclass(frozen=True)
+class Attribution:
+    source_tokens: list[str]  # [S]
+    read_tokens: list[str]  # [T] what the decoder read at each step: <bos>, then the outputs before
+    output_tokens: list[str]  # [T] what it wrote
+    output_ids: np.ndarray  # [T]
+    steps: tuple[int, ...]  # the steps computed; other rows are NaN
+    logprob: np.ndarray  # [T] f_t
+    baseline_logprob: np.ndarray  # [T] f_t at the integrated-gradients baseline (NaN if not computed)
+    scores: dict[str, np.ndarray]  # method → [T, S + T]
+    agreement: dict[str, np.ndarray]  # method → [T, L, H] (cross-attention heads)
+    settings: AttributionSettings
+    layer: int | None  # the chosen head's layer, resolved (None without attention)
+    unavailable: dict[str, str] = field(default_factory=dict)  # method → why this model has none
+    occlusion_mode: str = "unk"  # what occlusion did: "unk" or "remove"
+    ig_steps_used: int = 0  # integrated gradients' points after refinement (0: not computed)
+    completeness_gap: np.ndarray | None = None  # [T] |Σ IG − (f(x) − f(x'))| / |f(x) − f(x')|
+
+    @property
+    def n_source(self) -> int:
+        return len(self.source_tokens)
+
+    def source_scores(self, method: str, step: int) -> np.ndarray:
+        """[S] a method's scores of the source tokens at ``step``."""
+        return self.scores[method][step, : self.n_source]
+
+    def target_scores(self, method: str, step: int) -> np.ndarray:
+        """[step + 1] a method's scores of the tokens read up to ``step``."""
+        return self.scores[method][step, self.n_source : self.n_source + step + 1]
+
+    def to_json(self) -> dict:
+        """Plain data: every computed step, NaN written as null."""
+
+        def plain(values: np.ndarray) -> list:
+            return [None if not np.isfinite(v) else float(v) for v in np.asarray(values, dtype=float)]
+
+        steps = []
+        for t in self.steps:
+            steps.append(
+                {
+                    "step": t,
+                    "token": self.output_tokens[t],
+                    "token_id": int(self.output_ids[t]),
+                    "logprob": float(self.logprob[t]),
+                    "baseline_logprob": plain([self.baseline_logprob[t]])[0],
+                    "completeness_gap": (
+                        plain([self.completeness_gap[t]])[0] if self.completeness_gap is not None else None
+                    ),
+                    "source": {m: plain(self.source_scores(m, t)) for m in self.scores},
+                    "target": {m: plain(self.target_scores(m, t)) for m in self.scores},
+                    "agreement": {m: [plain(row) for row in self.agreement[m][t]] for m in self.agreement},
+                }
+            )
+        return {
+            "source_tokens": self.source_tokens,
+            "read_tokens": self.read_tokens,
+            "output_tokens": self.output_tokens,
+            "settings": asdict(self.settings)
+            | {"layer": self.layer, "occlusion": self.occlusion_mode, "ig_steps_used": self.ig_steps_used},
+            "unavailable": self.unavailable,
+            "steps": steps,
+        }
+
+
+@dataclass
+class Inputs:
+    """One source and the output as tensors, batch 1."""
+
+    src: torch.Tensor  # (1, S)
+    tgt_in: torch.Tensor  # (1, T) <bos> + outputs[:-1]
+    targets: torch.Tensor  # (T,) the outputs
+
+    def expanded(self, rows: int) -> Inputs:
+        return Inputs(self.src.expand(rows, -1), self.tgt_in.expand(rows, -1), self.targets)
+
+
+@contextmanager
+def replaced_output(module: torch.nn.Module, vectors: torch.Tensor | None) -> Iterator[None]:
+    """``module``'s output is ``vectors`` (the token vectors a pass reads) while inside."""
+    if vectors is None:
+        yield
+        return
+    handle = module.register_forward_hook(lambda _module, _args, _out: vectors)
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
+def forward(
+    model: ModelFamily,
+    inputs: Inputs,
+    interventions: Interventions,
+    *,
+    source_vectors: torch.Tensor | None = None,
+    target_vectors: torch.Tensor | None = None,
+    capture: bool = False,
+) -> tuple[torch.Tensor, EncodeOutput, TeacherForcedOutput]:
+    """(B, T) log-probabilities of the outputs, teacher-forced; token vectors replaced where given."""
+    source_module, target_module = model.embedding_modules()
+    src_pad = torch.zeros_like(inputs.src, dtype=torch.bool)
+    tgt_pad = torch.zeros_like(inputs.tgt_in, dtype=torch.bool)
+    with replaced_output(source_module, source_vectors):
+        encoded = model.encode(inputs.src, src_pad, interventions, capture=capture)
+    with replaced_output(target_module, target_vectors):
+        out = model.teacher_force(encoded, inputs.tgt_in, tgt_pad, interventions)
+    logits = out.logits.to(torch.promote_types(out.logits.dtype, torch.float32))
+    logprobs = torch.log_softmax(logits, dim=-1)  # (B, T, V)
+    index = inputs.targets.expand(logprobs.shape[0], -1)[..., None]  # (B, T, 1)
+    return logprobs.gather(-1, index)[..., 0], encoded, out
+
+
+def baseline_vectors(
+    model: ModelFamily, inputs: Inputs, baseline: str, x_source: torch.Tensor, x_target: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(1, S, E), (1, T, E): integrated gradients' starting point (see the module docstring)."""
+    pad = getattr(model.tokenizer, "pad_id", None)
+    if baseline == "zero" or pad is None:
+        return torch.zeros_like(x_source), torch.zeros_like(x_target)
+    source_module, target_module = model.embedding_modules()
+    with torch.no_grad():
+        return (
+            source_module(torch.full_like(inputs.src, pad)).detach(),
+            target_module(torch.full_like(inputs.tgt_in, pad)).detach(),
+        )
+
+
+def attribute(
+    model: ModelFamily,
+    source: str,
+    output_ids: Sequence[int],
+    steps: Sequence[int] | None = None,
+    settings: AttributionSettings = AttributionSettings(),
+    interventions: Interventions = NO_INTERVENTIONS,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Attribution:
+    """Every method of ``settings`` for ``steps`` (default: all) of the output ``output_ids``
+    that ``model`` wrote for ``source`` (see the module docstring). Raises ``Cancelled`` when
+    ``cancelled()`` turns true between pieces of work."""
+    info, tokenizer = model.info, model.tokenizer
+    output_ids = [int(i) for i in output_ids]
+    if not output_ids:
+        raise ValueError("nothing to attribute: the model has not written a token yet")
+    src_ids = list(tokenizer.encode_source(source).ids)
+    if len(src_ids) > info.max_source_len or len(output_ids) > info.max_target_len:
+        raise ValueError("the source or the output is longer than this model reads")
+    n_target, n_source = len(output_ids), len(src_ids)
+    chosen = sorted(set(range(n_target) if steps is None else (int(t) for t in steps)))
+    if not chosen or chosen[0] < 0 or chosen[-1] >= n_target:
+        raise ValueError(f"steps must lie in 0..{n_target - 1}")
+    device = model.device
+    inputs = Inputs(
+        torch.tensor([src_ids], device=device),
+        torch.tensor([[tokenizer.bos_id, *output_ids[:-1]]], device=device),
+        torch.tensor(output_ids, device=device),
+    )
+    wanted = settings.methods
+    unavailable: dict[str, str] = {}
+    if not info.has_attention:
+        unavailable |= {m: info.without_attention for m in ATTENTION_METHODS if m in wanted}
+    if not info.capabilities.gradients:
+        reason = f"{info.display_name} cannot be differentiated here"
+        unavailable |= {m: reason for m in (*GRADIENT_METHODS, "occlusion") if m in wanted}
+    methods = [m for m in wanted if m not in unavailable]
+    work = [m for m in methods if m in GRADIENT_METHODS or m == "occlusion"]
+    total = 1 + len(chosen) * sum(1 for m in work if m in GRADIENT_METHODS) + ("occlusion" in work)
+    done = 0
+
+    def advance(what: str, count: int = 1) -> None:
+        nonlocal done
+        if cancelled is not None and cancelled():
+            raise Cancelled()
+        done += count
+        if progress is not None:
+            progress(done, total, what)
+
+    nan_scores = np.full((n_target, n_source + n_target), np.nan)
+    scores = {m: nan_scores.copy() for m in methods}
+    baseline_logprob = np.full(n_target, np.nan)
+    alignment = info.alignment_kind
+    decoder_kind = next((k for k in info.kinds if k.causal), None)
+    encoder_kind = next((k for k in info.kinds if k.queries == "source" and k.keys == "source"), None)
+    layer = None
+    if alignment is not None:
+        layer = alignment.layers - 1 if settings.layer is None else settings.layer
+        if not 0 <= layer < alignment.layers or not 0 <= settings.head < alignment.heads:
+            raise ValueError(
+                f"no head L{layer + 1} H{settings.head + 1}: the model has {alignment.layers} "
+                f"layers of {alignment.heads} heads"
+            )
+
+    # one differentiable pass: log-probabilities, attention, and gradient × input
+    source_module, target_module = model.embedding_modules()
+    with torch.no_grad():
+        x_source = source_module(inputs.src).detach()  # (1, S, E)
+        x_target = target_module(inputs.tgt_in).detach()  # (1, T, E)
+    leaves = (x_source.clone().requires_grad_(), x_target.clone().requires_grad_())
+    with differentiable():
+        logprob, encoded, out = forward(
+            model, inputs, interventions, source_vectors=leaves[0], target_vectors=leaves[1], capture=True
+        )
+    logprob_values = logprob[0].detach().double().cpu().numpy()
+    advance("the model's pass")
+
+    if alignment is not None:
+        cross = out.attention[alignment.name][0].detach().double().cpu().numpy()  # (L, H, T, S)
+        dec_self = (
+            out.attention[decoder_kind.name][0].detach().double().cpu().numpy() if decoder_kind else None
+        )  # (L, H, T, T)
+        enc_self = (
+            encoded.attention[encoder_kind.name][0].detach().double().cpu().numpy() if encoder_kind else None
+        )  # (L, H, S, S)
+        rolled = decoder_rollout(encoder_rollout(enc_self, n_source), dec_self, cross)  # (T, S + T)
+        for t in chosen:
+            visible = slice(n_source, n_source + t + 1)
+            if "attention_head" in scores:
+                scores["attention_head"][t, :n_source] = cross[layer, settings.head, t]
+                if dec_self is not None:
+                    scores["attention_head"][t, visible] = dec_self[layer, settings.head, t, : t + 1]
+            if "attention_layer" in scores:
+                scores["attention_layer"][t, :n_source] = cross[layer, :, t].mean(0)
+                if dec_self is not None:
+                    scores["attention_layer"][t, visible] = dec_self[layer, :, t, : t + 1].mean(0)
+            if "rollout" in scores:
+                scores["rollout"][t, : n_source + t + 1] = rolled[t, : n_source + t + 1]
+
+    def store(method: str, t: int, gradients: Sequence[torch.Tensor | None], vectors) -> None:
+        """Σ over the vector of gradient · vector, for source and read target tokens."""
+        for part, (gradient, vector) in enumerate(zip(gradients, vectors, strict=True)):
+            if gradient is None:  # the output does not depend on these tokens
+                values = np.zeros(vector.shape[1])
+            else:
+                values = (gradient * vector).sum(0).sum(-1).double().cpu().numpy()  # (n,)
+            if part == 0:
+                scores[method][t, :n_source] = values
+            else:
+                scores[method][t, n_source : n_source + t + 1] = values[: t + 1]
+
+    if "gradient_x_input" in scores:
+        for t in chosen:
+            gradients = torch.autograd.grad(logprob[0, t], leaves, retain_graph=True, allow_unused=True)
+            store("gradient_x_input", t, gradients, (x_source, x_target))
+            advance(f"gradient × input, step {t + 1}")
+    del logprob, encoded, out
+
+    ig_steps_used, completeness_gap = 0, np.full(n_target, np.nan)
+    if "integrated_gradients" in scores:
+        base_source, base_target = baseline_vectors(model, inputs, settings.baseline, x_source, x_target)
+        with torch.no_grad():
+            at_baseline, _, _ = forward(
+                model, inputs, interventions, source_vectors=base_source, target_vectors=base_target
+            )
+        baseline_logprob[chosen] = at_baseline[0, chosen].double().cpu().numpy()
+        difference = logprob_values[chosen] - baseline_logprob[chosen]
+        # a model with kinks (ReLU) along the path needs more nodes than a smooth one: double
+        # them, up to REFINEMENTS times, until the scores sum to f(x) − f(x') within 1 %
+        ig_steps_used = settings.ig_steps
+        for refinement in range(REFINEMENTS + 1):
+            nodes, weights = np.polynomial.legendre.leggauss(ig_steps_used)
+            alphas = torch.tensor((nodes + 1) / 2, dtype=x_source.dtype, device=device)[:, None, None]
+            node_weights = torch.tensor(weights / 2, dtype=x_source.dtype, device=device)  # sum to 1
+            path = (
+                (base_source + alphas * (x_source - base_source)).requires_grad_(),  # (n, S, E) on [x', x]
+                (base_target + alphas * (x_target - base_target)).requires_grad_(),  # (n, T, E)
+            )
+            with differentiable():
+                path_logprob, _, _ = forward(
+                    model,
+                    inputs.expanded(ig_steps_used),
+                    interventions,
+                    source_vectors=path[0],
+                    target_vectors=path[1],
+                )  # (n, T)
+            for t in chosen:
+                weighted = (path_logprob[:, t] * node_weights).sum()  # ∫ f_t along the path, as a sum
+                gradients = torch.autograd.grad(weighted, path, retain_graph=True, allow_unused=True)
+                store("integrated_gradients", t, gradients, (x_source - base_source, x_target - base_target))
+                advance(f"integrated gradients, step {t + 1} ({ig_steps_used} points)")
+            del path_logprob
+            sums = np.nansum(scores["integrated_gradients"][chosen], axis=1)
+            gaps = np.abs(sums - difference) / np.maximum(np.abs(difference), 1e-6)
+            completeness_gap[chosen] = gaps
+            if gaps.max() <= COMPLETENESS or refinement == REFINEMENTS:
+                break
+            ig_steps_used *= 2
+            total += len(chosen)
+
+    occlusion_mode = settings.occlusion
+    if "occlusion" in scores:
+        unk = getattr(tokenizer, "unk_id", None)
+        if unk is None:
+            occlusion_mode = "remove"
+        occluded = []
+        for i in range(n_source):
+            if occlusion_mode == "unk":
+                occluded.append([*src_ids[:i], unk, *src_ids[i + 1 :]])
+            else:
+                occluded.append([*src_ids[:i], *src_ids[i + 1 :]])
+        if occlusion_mode == "remove" and n_source == 1:
+            occluded = []  # nothing left to read: occlusion says nothing
+        changed = np.full((n_source, n_target), np.nan)
+        with torch.no_grad():
+            for start in range(0, len(occluded), OCCLUSION_CHUNK):
+                rows = occluded[start : start + OCCLUSION_CHUNK]
+                batch = Inputs(
+                    torch.tensor(rows, device=device),
+                    inputs.tgt_in.expand(len(rows), -1),
+                    inputs.targets,
+                )
+                occluded_logprob, _, _ = forward(model, batch, interventions)  # (rows, T)
+                changed[start : start + len(rows)] = occluded_logprob.double().cpu().numpy()
+                if cancelled is not None and cancelled():
+                    raise Cancelled()
+        for t in chosen:
+            scores["occlusion"][t, :n_source] = logprob_values[t] - changed[:, t]
+        advance("occlusion")
+
+    agreement = {}
+    if alignment is not None:
+        for method in methods:
+            if method == "attention_head" or method == "attention_layer":
+                continue
+            per_head = np.full((n_target, alignment.layers, alignment.heads), np.nan)
+            for t in chosen:
+                values = scores[method][t, :n_source]
+                values = np.abs(values) if method in SIGNED else values
+                for layer_index in range(alignment.layers):
+                    for head in range(alignment.heads):
+                        per_head[t, layer_index, head] = spearman(cross[layer_index, head, t], values)
+            agreement[method] = per_head
+
+    return Attribution(
+        source_tokens=[tokenizer.token_text(i) for i in src_ids],
+        read_tokens=[tokenizer.token_text(int(i)) for i in inputs.tgt_in[0]],
+        output_tokens=[tokenizer.token_text(i) for i in output_ids],
+        output_ids=np.array(output_ids),
+        steps=tuple(chosen),
+        logprob=logprob_values,
+        baseline_logprob=baseline_logprob,
+        scores=scores,
+        agreement=agreement,
+        settings=settings,
+        layer=layer,
+        unavailable=unavailable,
+        occlusion_mode=occlusion_mode,
+        ig_steps_used=ig_steps_used,
+        completeness_gap=completeness_gap,
+    )
