@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 import torch
 
-from model.attribution.methods import Attribution, AttributionSettings, Cancelled, Inputs, attribute, forward
+from model.attribution.methods import (
+    METHODS,
+    Attribution,
+    AttributionSettings,
+    Cancelled,
+    Inputs,
+    attribute,
+    forward,
+)
 from model.attribution.ranks import spearman
 from model.generation.engine import GenerationEngine
 from model.interface import NO_INTERVENTIONS
@@ -276,3 +284,48 @@ def test_json_holds_every_method_of_every_step(transformer_attribution):
     )
     assert len(step["target"]["rollout"]) == 4
     assert data["settings"]["ig_steps"] == 32 and data["settings"]["occlusion"] == "unk"
+
+
+def as_json(values: np.ndarray) -> list:
+    """NaN (a score the method does not give) is written as null."""
+    return [None if np.isnan(v) else pytest.approx(float(v), abs=1e-6) for v in values]
+
+
+def test_the_cli_writes_every_methods_scores_for_each_step(tiny_checkpoint_path, tmp_path, capsys):
+    import json
+
+    from model.registry import open_model
+    from visualizer.cli import main
+
+    out = tmp_path / "attribution.json"
+    source = "reverse: abc"
+    assert (
+        main(["attribute", "--checkpoint", str(tiny_checkpoint_path), "--text", source, "--json", str(out)])
+        == 0
+    )
+    data = json.loads(out.read_text(encoding="utf-8"))
+    model = open_model(tiny_checkpoint_path, "cpu")
+    engine = GenerationEngine(model, source)
+    engine.run_to_end()
+    expected = attribute(model, source, engine.output_ids)
+    assert data["output_tokens"] == expected.output_tokens and len(data["steps"]) == len(expected.output_ids)
+    for t, step in enumerate(data["steps"]):
+        for method in METHODS:
+            assert step["source"][method] == as_json(expected.source_scores(method, t))
+            assert step["target"][method] == as_json(expected.target_scores(method, t))
+    assert "step   1" in capsys.readouterr().out
+    # one step, another head, occlusion by removal
+    assert (
+        main(
+            ["attribute", "--checkpoint", str(tiny_checkpoint_path), "--text", source, "--step", "2"]
+            + ["--head", "2", "--occlusion", "remove", "--json", str(out), "--overwrite"]
+        )
+        == 0
+    )
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert [step["step"] for step in data["steps"]] == [1]
+    assert data["settings"]["head"] == 1 and data["settings"]["occlusion"] == "remove"
+    assert (
+        main(["attribute", "--checkpoint", str(tiny_checkpoint_path), "--text", source, "--head", "99"]) == 2
+    )
+    assert "no head" in capsys.readouterr().err

@@ -32,6 +32,7 @@ PEER_METRICS = {"hf_step_ms", "vs_hf", "large_hf_step_ms", "large_vs_hf"}
 PAINT_METRICS = {"paint_ms", "paint_128_ms", "paint_512_ms", "step_to_paint_ms"}
 MPL_METRICS = {"mpl_paint_ms", "mpl_paint_512_ms", "vs_mpl"}
 RESPONSIVENESS_METRICS = {"loop_gap_ms"}
+ATTRIBUTION_METRICS = {"attribution_step_ms", "attribution_ig_ms", "attribution_ig_points"}
 STARTUP_METRICS = {"startup_s", "ready_s"}
 
 
@@ -51,7 +52,7 @@ def report(tmp_path_factory):
 
 
 def test_quick_bench_reports_every_metric_as_a_positive_number(report):
-    expected = STEP_METRICS | PAINT_METRICS | RESPONSIVENESS_METRICS | STARTUP_METRICS
+    expected = STEP_METRICS | PAINT_METRICS | RESPONSIVENESS_METRICS | ATTRIBUTION_METRICS | STARTUP_METRICS
     optional = {name: hf_available() is not None for name in PEER_METRICS}
     optional |= {name: matplotlib_missing() for name in MPL_METRICS}
     for name, missing in optional.items():

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-PARTS = ("steps", "paint", "responsiveness", "startup")
+PARTS = ("steps", "paint", "responsiveness", "attribution", "startup")
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,10 @@ BUDGETS = (
     Budget("paint_128_ms", 12.0, "48 heads of 128 × 128 repainted"),
     Budget("vs_mpl", 0.25, "at least 4× faster than matplotlib redrawing the same grid"),
     Budget("trace_mb", 200.0, "1,000 steps of a 128-token source on the larger config"),
+    Budget("attribution_step_ms", 200.0, "attention, rollout, gradient × input and occlusion for one step"),
+    Budget(
+        "attribution_ig_ms", 1000.0, "integrated gradients (32 points, doubled until complete) for one step"
+    ),
     Budget("startup_s", 1.5, "a fresh start to the painted window"),
     Budget("ready_s", 3.0, "a fresh start to the first step possible"),
 )
@@ -175,6 +179,13 @@ def measure_responsiveness(quick: bool, progress, unavailable: dict[str, str]) -
         return measure_responsiveness(quick)
 
 
+def measure_attribution(quick: bool, progress, unavailable: dict[str, str]) -> dict[str, float]:
+    from visualizer.bench.attribution import measure_attribution
+
+    progress("attribution: one step of the shipped model explained by every method")
+    return measure_attribution(quick)
+
+
 def measure_startup(quick: bool, progress, unavailable: dict[str, str]) -> dict[str, float]:
     from visualizer.bench.startup import measure_startup
 
@@ -186,6 +197,7 @@ MEASURES = {
     "steps": measure_steps,
     "paint": measure_paint,
     "responsiveness": measure_responsiveness,
+    "attribution": measure_attribution,
     "startup": measure_startup,
 }
 
