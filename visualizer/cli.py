@@ -355,6 +355,10 @@ def cmd_attribute(args: argparse.Namespace) -> int:
     engine = GenerationEngine(checkpoint, args.text, decoding_settings(args), capture=False)
     engine.run_to_end()
     steps = None if not args.step else [step - 1 for step in args.step]
+    if steps is not None and not all(0 <= t < len(engine.output_ids) for t in steps):
+        raise UsageError(
+            f"attnviz attribute: --step must lie in 1..{len(engine.output_ids)} (the output's steps)"
+        )
     result = attribute(checkpoint, args.text, engine.output_ids, steps, settings)
     for method, reason in result.unavailable.items():
         print(f"attnviz: no {method}: {reason}", file=sys.stderr)

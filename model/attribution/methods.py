@@ -220,6 +220,8 @@ def attribute(
     that ``model`` wrote for ``source`` (see the module docstring). Raises ``Cancelled`` when
     ``cancelled()`` turns true between pieces of work."""
     info, tokenizer = model.info, model.tokenizer
+    if not info.capabilities.gradients:  # every method runs through the hooked forward pass
+        raise ValueError(f"{info.display_name} cannot be differentiated: attribution needs its gradients")
     output_ids = [int(i) for i in output_ids]
     if not output_ids:
         raise ValueError("nothing to attribute: the model has not written a token yet")
@@ -240,9 +242,6 @@ def attribute(
     unavailable: dict[str, str] = {}
     if not info.has_attention:
         unavailable |= {m: info.without_attention for m in ATTENTION_METHODS if m in wanted}
-    if not info.capabilities.gradients:
-        reason = f"{info.display_name} cannot be differentiated here"
-        unavailable |= {m: reason for m in (*GRADIENT_METHODS, "occlusion") if m in wanted}
     methods = [m for m in wanted if m not in unavailable]
     work = [m for m in methods if m in GRADIENT_METHODS or m == "occlusion"]
     total = 1 + len(chosen) * sum(1 for m in work if m in GRADIENT_METHODS) + ("occlusion" in work)

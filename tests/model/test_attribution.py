@@ -329,3 +329,17 @@ def test_the_cli_writes_every_methods_scores_for_each_step(tiny_checkpoint_path,
         main(["attribute", "--checkpoint", str(tiny_checkpoint_path), "--text", source, "--head", "99"]) == 2
     )
     assert "no head" in capsys.readouterr().err
+    step_zero = ["attribute", "--checkpoint", str(tiny_checkpoint_path), "--text", source, "--step", "0"]
+    assert main(step_zero) == 2
+    assert "--step must lie in 1.." in capsys.readouterr().err
+
+
+def test_a_model_that_cannot_be_differentiated_is_refused_with_a_reason(transformer, monkeypatch):
+    from dataclasses import replace
+
+    info = transformer.info
+    monkeypatch.setattr(
+        transformer, "info", replace(info, capabilities=replace(info.capabilities, gradients=False))
+    )
+    with pytest.raises(ValueError, match="cannot be differentiated"):
+        attribute(transformer, SOURCE, [5, 6])
