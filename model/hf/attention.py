@@ -136,16 +136,21 @@ def layer_path(name: str) -> tuple[str, int, list[str]] | None:
     return None
 
 
+def modules_in_layers(model: nn.Module) -> Iterator[tuple[nn.Module, str, int, list[str]]]:
+    """(module, side, layer, the name's parts after the layer's number) for every module inside a
+    layer of either stack, not the layers themselves (see ``layer_path``)."""
+    for name, module in model.named_modules():
+        where = layer_path(name)
+        if where is not None and where[2]:
+            yield module, *where
+
+
 def attention_modules(model: nn.Module) -> dict[int, tuple[str, int]]:
     """id(module) → (kind, layer) for every attention module of an encoder-decoder, by its
     name: BART-like models (``encoder.layers.i.self_attn``, ``decoder.layers.i.encoder_attn``) and
     T5 (``encoder.block.i.layer.0.SelfAttention``, ``decoder.block.i.layer.1.EncDecAttention``)."""
     names = {}
-    for name, module in model.named_modules():
-        where = layer_path(name)
-        if where is None or not where[2]:
-            continue
-        side, layer, rest = where
+    for module, side, layer, rest in modules_in_layers(model):
         tail = rest[-1]
         if tail in ("self_attn", "SelfAttention"):
             names[id(module)] = ("enc_self" if side == "encoder" else "dec_self", layer)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from model.hf.attention import ACTIVE, layer_path
+from model.hf.attention import ACTIVE, layer_path, modules_in_layers
 
 # BART-like tails by sublayer; the encoder has no cross-attention, so its feed-forward is 1
 BART_NORMS = {"self_attn_layer_norm": 0, "encoder_attn_layer_norm": 1}
@@ -27,11 +27,7 @@ def norm_modules(model: nn.Module) -> dict[int, tuple[str, int, int]]:
     """id(module) → (side, layer, sublayer) for the norm in front of or behind each sublayer,
     in sublayer order: self-attention, (cross-attention,) feed-forward."""
     names = {}
-    for name, module in model.named_modules():
-        where = layer_path(name)
-        if where is None or not where[2]:
-            continue
-        side, layer, rest = where
+    for module, side, layer, rest in modules_in_layers(model):
         tail = rest[-1]
         if tail in BART_NORMS:
             names[id(module)] = (side, layer, BART_NORMS[tail])
