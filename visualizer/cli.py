@@ -6,6 +6,7 @@
     attnviz train --config default --out PATH         train a model
     attnviz eval --checkpoint PATH [--n 1000]         exact-match accuracy per task
     attnviz eval --checkpoint PATH --by-length        exact match for every input length
+    attnviz attribute --text T [--json out.json]      which input tokens mattered, by six methods
     attnviz half PATH --out SMALL.safetensors         the same model, weights stored as float16
     attnviz bench [--quick] [--json out.json]         speed against the peers, and the budgets
 
@@ -22,18 +23,18 @@ import sys
 import time
 from pathlib import Path
 
+from visualizer.cli_attribute import add_attribute_parser, cmd_attribute
+from visualizer.cli_common import (
+    EXIT_USAGE,
+    OneLineParser,
+    UsageError,
+    add_language_options,
+    add_overwrite_option,
+    device_arg,
+    load,
+    refuse_to_overwrite,
+)
 from visualizer.options import add_decoding_options, decoding_settings
-
-EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """A mistake by the user: printed as one line, exit status 2."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse prints usage over several lines
-        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -92,38 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_decoding_options(trace, subcommand=True)
     add_overwrite_option(trace, subcommand=True)
 
-    attribution = sub.add_parser(
-        "attribute", help="which input tokens mattered for each output token: attention beside attribution"
-    )
-    attribution.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
-    attribution.add_argument("--device", dest="sub_device")
-    attribution.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
-    attribution.add_argument(
-        "--step", type=int, action="append", help="output step (1-based; repeats); default all"
-    )
-    attribution.add_argument(
-        "--layer", type=int, help="the attention head's decoder layer (1-based); default the last"
-    )
-    attribution.add_argument("--head", type=int, default=1, help="the attention head (1-based)")
-    attribution.add_argument(
-        "--ig-steps", type=int, default=32, help="integrated gradients' points (before refinement)"
-    )
-    attribution.add_argument(
-        "--occlusion",
-        choices=("unk", "remove"),
-        default="unk",
-        help="replace each source token by <unk>, or remove it",
-    )
-    attribution.add_argument(
-        "--baseline",
-        choices=("pad", "zero"),
-        default="pad",
-        help="integrated gradients' baseline token vectors",
-    )
-    attribution.add_argument("--json", type=Path, help="write every method's scores for each step as JSON")
-    add_language_options(attribution)
-    add_decoding_options(attribution, subcommand=True)
-    add_overwrite_option(attribution, subcommand=True)
+    add_attribute_parser(sub)
 
     train = sub.add_parser("train", help="train a model on the synthetic tasks")
     train.add_argument("--config", default="default", help="named recipe (default, calibrate, tiny)")
@@ -176,22 +146,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_overwrite_option(parser: argparse.ArgumentParser, subcommand: bool = False) -> None:
-    default = argparse.SUPPRESS if subcommand else False
-    parser.add_argument(
-        "--overwrite", action="store_true", default=default, help="replace output files that already exist"
-    )
-
-
-def refuse_to_overwrite(args: argparse.Namespace, *paths: Path) -> None:
-    """Raise UsageError if an output file exists and --overwrite was not given."""
-    if getattr(args, "overwrite", False):
-        return
-    for path in paths:
-        if path.exists():
-            raise UsageError(f"attnviz: {path} already exists; pass --overwrite to replace it")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -223,51 +177,6 @@ def user_error(error: Exception) -> str | None:
         where = f"{error.filename}: " if error.filename else ""
         return f"{where}{error.strerror or error}"
     return None
-
-
-def add_language_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--src-lang", help="multilingual models (NLLB, mBART-50): the source's language code, e.g. eng_Latn"
-    )
-    parser.add_argument(
-        "--tgt-lang", help="multilingual models: the language to write (forced first), e.g. fra_Latn"
-    )
-
-
-def apply_languages(family, args: argparse.Namespace) -> None:
-    """``--src-lang`` and ``--tgt-lang`` on a loaded model; a code it lacks is a usage error."""
-    source, target = getattr(args, "src_lang", None), getattr(args, "tgt_lang", None)
-    if source is None and target is None:
-        return
-    try:
-        family.set_languages(source, target)
-    except ValueError as error:
-        raise UsageError(f"attnviz: {error}") from error
-
-
-def checkpoint_arg(args: argparse.Namespace) -> Path:
-    from model.shipped import default_checkpoint_path
-
-    path = getattr(args, "sub_checkpoint", None) or args.checkpoint
-    if path is None:
-        path = default_checkpoint_path()
-        if not path.is_file():
-            raise UsageError(f"attnviz: the shipped checkpoint {path} is missing; pass --checkpoint PATH")
-    return path
-
-
-def device_arg(args: argparse.Namespace) -> str:
-    return getattr(args, "sub_device", None) or args.device
-
-
-def load(args: argparse.Namespace):
-    from model.registry import open_model
-
-    checkpoint = open_model(checkpoint_arg(args), device_arg(args))
-    if checkpoint.notice:
-        print(f"attnviz: {checkpoint.notice}", file=sys.stderr)
-    apply_languages(checkpoint, args)
-    return checkpoint
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -332,55 +241,6 @@ def cmd_trace(args: argparse.Namespace) -> int:
     print(f"{summary['output_text']}")
     print(f"wrote {npz_path} and {json_path}", file=sys.stderr)
     return 0
-
-
-def cmd_attribute(args: argparse.Namespace) -> int:
-    import json
-
-    from model.attribution.methods import AttributionSettings, attribute
-    from model.generation.engine import GenerationEngine
-
-    if not args.text.strip():
-        raise UsageError("attnviz attribute: --text is empty")
-    if args.json is not None:
-        refuse_to_overwrite(args, args.json)
-    settings = AttributionSettings(
-        layer=None if args.layer is None else args.layer - 1,
-        head=args.head - 1,
-        ig_steps=args.ig_steps,
-        occlusion=args.occlusion,
-        baseline=args.baseline,
-    )
-    checkpoint = load(args)
-    engine = GenerationEngine(checkpoint, args.text, decoding_settings(args), capture=False)
-    engine.run_to_end()
-    steps = None if not args.step else [step - 1 for step in args.step]
-    if steps is not None and not all(0 <= t < len(engine.output_ids) for t in steps):
-        raise UsageError(
-            f"attnviz attribute: --step must lie in 1..{len(engine.output_ids)} (the output's steps)"
-        )
-    result = attribute(checkpoint, args.text, engine.output_ids, steps, settings)
-    for method, reason in result.unavailable.items():
-        print(f"attnviz: no {method}: {reason}", file=sys.stderr)
-    print(attribution_table(result))
-    if args.json is not None:
-        data = result.to_json() | {"source": args.text, "checkpoint": str(checkpoint.path)}
-        args.json.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        print(f"wrote {args.json}", file=sys.stderr)
-    return 0
-
-
-def attribution_table(result) -> str:
-    """Per computed step: the written token and, per method, the source token it scores highest."""
-    lines = []
-    for t in result.steps:
-        parts = [f"step {t + 1:>3} {result.output_tokens[t]!r:<8} log p {result.logprob[t]:7.3f}"]
-        for method in result.scores:
-            values = result.source_scores(method, t)
-            top = int(abs(values).argmax()) if method != "rollout" else int(values.argmax())
-            parts.append(f"{method}: {result.source_tokens[top]!r}")
-        lines.append("  ".join(parts))
-    return "\n".join(lines)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
