@@ -6,8 +6,6 @@ other. Every user mistake ends in a message in the window; nothing here blocks o
 
 from __future__ import annotations
 
-from functools import partial
-
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
@@ -41,11 +39,12 @@ from visualizer.widgets.output_line import OutputLine
 from visualizer.widgets.step_hint import StepHint
 from visualizer.widgets.timeline import Timeline
 from visualizer.window_opening import OpeningMixin
+from visualizer.window_panels import PanelsMixin
 from visualizer.window_parts import ExportMixin, HelpMixin, KindsMixin, SettingsMixin, no_attention_label
 from visualizer.worker import WorkerBridge
 
 
-class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin, QMainWindow):
+class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin, PanelsMixin, QMainWindow):
     def __init__(
         self,
         session: Session,
@@ -269,11 +268,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.no_attention_label = no_attention_label()  # shown instead of the grid and the head
         attention_layout.addWidget(self.no_attention_label, 1)
         self.pages.addTab(attention_page, "Attention heads")
-        for entry in PANELS:  # each panel is built when first needed (see PanelPage)
-            page = PanelPage(session, entry, partial(self.build_panel, entry), self.on_panel_failed)
-            page.build_on_show = not self.lazy_panels  # lazily: once the worker has imported torch
-            self.pages.addTab(page, entry.title(session.language))
-            self.panel_pages.append(page)
+        self.add_panel_pages()
         outer.addWidget(self.pages, 1)
         self.hover_label = QLabel(" ")
         self.hover_label.setStyleSheet("font-family: monospace; padding: 2px;")
@@ -282,56 +277,9 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.detail.hovered.connect(self.show_hover)
         self.setCentralWidget(central)
 
-    @property
-    def panels(self) -> list:
-        """Every concept panel, built now if it was not yet (those before a failure)."""
-        self.install_panels()
-        return [page.built_panel for page in self.panel_pages if page.built]
-
     def build_panel(self, entry) -> ConceptPanel:
+        """The concept panel of ``entry`` (PanelsMixin builds it when its page needs it)."""
         return panel_class(entry)(self.session)
-
-    def on_panel_failed(self, error: Exception) -> None:
-        """A panel could not be built (e.g. torch cannot be imported): every page not built yet
-        says why, and the window says it once."""
-        if self.panels_failed:
-            return
-        self.panels_failed = True
-        for page in self.panel_pages:
-            if not page.built:
-                page.fail(str(error))
-        self.on_message(
-            "error",
-            trf("the concept panels could not be loaded: {error}", self.session.language, error=error),
-        )
-
-    def install_panels(self) -> None:
-        """Build every concept panel now (imports torch)."""
-        while self.install_next_panel():
-            pass
-
-    def on_worker_warmed(self) -> None:
-        """Torch is imported: a page shown from now on builds its panel, the one in front
-        first, then the others one per pass of the event loop."""
-        for page in self.panel_pages:
-            page.build_on_show = True
-        current = self.pages.currentWidget()
-        if isinstance(current, PanelPage) and not self.closed and current.unsupported() is None:
-            current.build()
-        self.install_panels_gradually()
-
-    def install_panels_gradually(self) -> None:
-        """One panel per pass of the event loop: building one blocks the GUI thread for up to
-        a few hundred milliseconds (pyqtgraph's plots)."""
-        if self.install_next_panel():
-            QTimer.singleShot(0, self.install_panels_gradually)
-
-    def install_next_panel(self) -> bool:
-        """Build the next panel not built yet; False when there is none left (or one failed)."""
-        if self.closed or self.panels_failed:
-            return False
-        page = next((page for page in self.panel_pages if not page.built), None)
-        return page is not None and page.build()
 
     def build_status_bar(self) -> None:
         status = self.statusBar()
