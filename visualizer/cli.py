@@ -7,6 +7,7 @@
     attnviz eval --checkpoint PATH [--n 1000]         exact-match accuracy per task
     attnviz eval --checkpoint PATH --by-length        exact match for every input length
     attnviz attribute --text T [--json out.json]      which input tokens mattered, by six methods
+    attnviz heads [--n 100] [--json out.json]         each head's importance, and the pruning curve
     attnviz half PATH --out SMALL.safetensors         the same model, weights stored as float16
     attnviz bench [--quick] [--json out.json]         speed against the peers, and the budgets
 
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 
 from visualizer.cli_attribute import add_attribute_parser, cmd_attribute
+from visualizer.cli_heads import add_heads_parser, cmd_heads
 from visualizer.cli_common import (
     EXIT_USAGE,
     OneLineParser,
@@ -94,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_overwrite_option(trace, subcommand=True)
 
     add_attribute_parser(sub)
+    add_heads_parser(sub)
 
     train = sub.add_parser("train", help="train a model on the synthetic tasks")
     train.add_argument("--config", default="default", help="named recipe (default, calibrate, tiny)")
@@ -370,6 +373,7 @@ def run_gui(args: argparse.Namespace) -> int:
 COMMANDS = {
     "trace": cmd_trace,
     "attribute": cmd_attribute,
+    "heads": cmd_heads,
     "train": cmd_train,
     "eval": cmd_eval,
     "half": cmd_half,
