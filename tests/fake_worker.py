@@ -17,6 +17,7 @@ class FakeWorker:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.runner = ModelRunner()
+        self.runner.progress_report = session.apply  # a long job's progress arrives in line
         self.queue: deque[Request] = deque()
         session.request.connect(self.send)
 

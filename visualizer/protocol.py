@@ -138,10 +138,20 @@ class LoadProgress:
 
 
 @dataclass(frozen=True)
+class ComputeProgress:
+    """Sent while a long compute job runs (those that report progress): the job goes on."""
+
+    request_id: int
+    key: tuple
+    fraction: float  # 0..1
+    stage: str  # what is being done, in English
+
+
+@dataclass(frozen=True)
 class RequestFailed:
     request_id: int
     what: str  # "load", "start", "generate", "device" or "stale"
     message: str
 
 
-Result = ModelLoaded | SnapshotReady | Computed | LoadProgress | RequestFailed
+Result = ModelLoaded | SnapshotReady | Computed | LoadProgress | ComputeProgress | RequestFailed

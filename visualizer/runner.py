@@ -20,6 +20,7 @@ from model.core.errors import first_line, one_line
 from visualizer.protocol import (
     BranchRequest,
     Computed,
+    ComputeProgress,
     ComputeRequest,
     DeviceRequest,
     LanguageRequest,
@@ -122,8 +123,9 @@ class ModelRunner:
         self.latest_generation = 0  # written by the GUI thread before it queues a request
         self.cancelled = False  # set by the GUI thread on close: long loops stop between steps
 
-    def progress_report(self, progress: LoadProgress) -> None:
-        """Where a load's stages go while it runs (the worker sends them to the window)."""
+    def progress_report(self, progress: LoadProgress | ComputeProgress) -> None:
+        """Where a load's stages, or a long job's progress, go while it runs (the worker sends
+        them to the window)."""
 
     def process(self, request: Request) -> Result | None:
         """The request's result (a failure included); None when cancelled."""
@@ -212,8 +214,14 @@ class ModelRunner:
         if self.checkpoint is None:
             raise ValueError("no model is loaded: open a checkpoint first")
         if isinstance(request, ComputeRequest):
+            from model.core.progress import reporting, stoppable
+
+            def reached(fraction: float, stage: str) -> None:
+                self.progress_report(ComputeProgress(request.id, request.key, fraction, stage))
+
             snapshot = self.engine.snapshot() if self.engine is not None else None
-            value = request.job(self.checkpoint, snapshot)
+            with reporting(reached), stoppable(lambda: self.cancelled):
+                value = request.job(self.checkpoint, snapshot)
             return Computed(request.id, request.generation, request.key, value)
         if request.generation < self.latest_generation:
             return RequestFailed(request.id, "stale", "")  # replaced by a newer request

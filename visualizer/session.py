@@ -23,6 +23,7 @@ from visualizer.i18n import trf
 from visualizer.protocol import (  # noqa: F401  (the session's vocabulary, imported from here too)
     BranchRequest,
     Computed,
+    ComputeProgress,
     ComputeRequest,
     DeviceRequest,
     LanguageRequest,
@@ -46,6 +47,7 @@ COLORMAPS = ("viridis", "inferno", "magma", "plasma", "cividis", "CET-L1")
 # Panels' answers kept at once: keys name the source and the shown step, so without a bound
 # ``computed`` would grow with every step of a long session. An evicted answer is asked again.
 MAX_COMPUTED = 32
+MAX_SOURCES_RUN = 200  # the sources head importance may measure on, for a model without a task
 
 
 MAX_QUEUED_STEPS = 8  # → presses kept while a step computes (more are a held-down key)
@@ -65,6 +67,7 @@ class Session:
         self.playing_changed = Signal()  # (bool)
         self.request = Signal()  # (Request) for the worker
         self.computed_changed = Signal()  # (key) a panel's computation arrived
+        self.compute_progress = Signal()  # (key, fraction 0..1, stage) a long computation goes on
         self.language_changed = Signal()  # (language) "en" or "zh"
         self.acted = Signal()  # () the user asked for something: earlier messages are stale
         self.compare_requested = Signal()  # (Path) a panel asks the window to step this model beside
@@ -81,6 +84,7 @@ class Session:
         self.source = "reverse: attention"
         self.device = "auto"
         self.language = "en"  # explanations in "en" or "zh"; the window follows the system
+        self.sources_run: list[str] = []  # sources run on this model, oldest first (head importance)
         self.computed: dict[tuple, Any] = {}  # answers to compute requests, by key
         self.failed: dict[tuple, str] = {}  # compute keys whose job raised, and why
         self.playing = False
@@ -367,6 +371,10 @@ class Session:
         self._computing[request.id] = key
         self._send(request)
 
+    def is_computing(self, key: tuple) -> bool:
+        """``key`` was asked for and its answer has not arrived yet."""
+        return key in self._computing.values()
+
     def select_head(self, layer: int, head: int | None) -> None:
         if (layer, head) != (self.layer, self.head):
             self.layer, self.head = layer, head
@@ -377,6 +385,10 @@ class Session:
         if isinstance(result, LoadProgress):  # the load goes on: still pending
             if result.request_id in self._pending:
                 self.load_progress.emit(result.fraction, result.stage)
+            return
+        if isinstance(result, ComputeProgress):  # a long computation goes on
+            if self._computing.get(result.request_id) == result.key:
+                self.compute_progress.emit(result.key, result.fraction, result.stage)
             return
         self._pending.discard(result.request_id)
         computing = self._computing.pop(result.request_id, None)
@@ -434,6 +446,8 @@ class Session:
         kept = self.snapshot.steps[:keep_steps] if same_model and self.snapshot is not None else ()
         forced = tuple(step.token_id if step.forced else None for step in kept)
         self.model = model
+        if not same_model:
+            self.sources_run = []
         self.words = self.words and self.words_available
         # what-ifs the new model cannot apply would only mislabel its pictures
         self.interventions = self.interventions.limited_to(model.family.capabilities.what_ifs)
@@ -476,6 +490,8 @@ class Session:
     def _snapshot_ready(self, snapshot: GenerationSnapshot) -> None:
         previous = self.snapshot
         self.snapshot = snapshot
+        if snapshot.source not in self.sources_run:
+            self.sources_run = [*self.sources_run, snapshot.source][-MAX_SOURCES_RUN:]
         new_source = (
             previous is None or previous.source != snapshot.source or previous.encoder is not snapshot.encoder
         )
