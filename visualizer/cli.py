@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 from visualizer.cli_attribute import add_attribute_parser, cmd_attribute
-from visualizer.cli_heads import add_heads_parser, cmd_heads
 from visualizer.cli_common import (
     EXIT_USAGE,
     OneLineParser,
@@ -36,6 +35,7 @@ from visualizer.cli_common import (
     load,
     refuse_to_overwrite,
 )
+from visualizer.cli_heads import add_heads_parser, cmd_heads
 from visualizer.options import add_decoding_options, decoding_settings
 
 
@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
             "decoding",
             "beam",
             "why_attention",
+            "attribution",
+            "heads",
+            "logit_lens",
         ),
         help="page to show: the attention grid or a concept panel",
     )

@@ -36,9 +36,14 @@ class Subscriptions:
     """
 
     def __init__(self, *pairs: tuple[Signal, Callable[..., Any]]) -> None:
-        self.pairs = pairs
+        self.pairs = list(pairs)
         for signal, slot in pairs:
             signal.connect(slot)
+
+    def add(self, signal: Signal, slot: Callable[..., Any]) -> None:
+        """One more, closed with the others (a subclass's own)."""
+        self.pairs.append((signal, slot))
+        signal.connect(slot)
 
     def close(self) -> None:
         for signal, slot in self.pairs:

@@ -225,6 +225,13 @@ class Session:
         self.interventions = interventions
         self.restart(steps=self.cursor + 1)
 
+    def toggle_zeroed_head(self, kind: str, layer: int, head: int) -> None:
+        """Zero one head in the live model, or give it back if it was zeroed (a what-if)."""
+        if self.model is None or not self.model.family.capabilities.supports("zeroed_heads"):
+            return
+        zeroed = set(self.interventions.zeroed_heads) ^ {(kind, layer, head)}
+        self.set_interventions(replace(self.interventions, zeroed_heads=frozenset(zeroed)))
+
     def request_compare(self, path: Path) -> None:
         """Ask the window to open ``path`` on the Compare page, stepped beside this model."""
         self.acted.emit()

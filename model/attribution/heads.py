@@ -139,7 +139,12 @@ def unsupported(model: ModelFamily) -> str | None:
 
 def model_tasks(model: ModelFamily) -> list[str]:
     """The shipped tasks the model was trained on whose answers are exact (not ``pick``)."""
-    description = model.metadata.get(TRAINED_ON) if isinstance(model.metadata, dict) else None
+    return tasks_of(model.metadata)
+
+
+def tasks_of(metadata: object) -> list[str]:
+    """``model_tasks`` from a model's metadata (what the window knows of a model)."""
+    description = metadata.get(TRAINED_ON) if isinstance(metadata, dict) else None
     tasks = description.get("tasks") if isinstance(description, dict) else None
     if not isinstance(tasks, list):
         return []

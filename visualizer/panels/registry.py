@@ -78,6 +78,28 @@ def needs_layer_norm(info: FamilyInfo) -> str | None:
     return None
 
 
+def needs_gradients(info: FamilyInfo) -> str | None:
+    if not info.capabilities.gradients:
+        return "this model cannot be differentiated, so there are no gradients to attribute with"
+    return None
+
+
+def needs_zeroed_heads(info: FamilyInfo) -> str | None:
+    if not info.has_attention:
+        return info.without_attention
+    if not info.capabilities.supports("zeroed_heads"):
+        return "this model cannot run with a head zeroed"
+    if not info.capabilities.teacher_forcing or not info.capabilities.padded_batch:
+        return "this model cannot score references teacher-forced in a batch"
+    return None
+
+
+def needs_logit_lens(info: FamilyInfo) -> str | None:
+    if not info.capabilities.logit_lens:
+        return "this model's decoder layers cannot be read through its output layer"
+    return None
+
+
 @dataclass(frozen=True)
 class PanelEntry:
     key: str
@@ -116,6 +138,15 @@ PANELS: tuple[PanelEntry, ...] = (
     PanelEntry("beam", {"en": "Beam search", "zh": "束搜索"}, "beam:BeamPanel"),
     PanelEntry(
         "why_attention", {"en": "Why attention", "zh": "为何需要注意力"}, "why_attention:WhyAttentionPanel"
+    ),
+    PanelEntry(
+        "attribution", {"en": "Attribution", "zh": "归因"}, "attribution:AttributionPanel", needs_gradients
+    ),
+    PanelEntry(
+        "heads", {"en": "Head importance", "zh": "头的重要性"}, "heads:HeadsPanel", needs_zeroed_heads
+    ),
+    PanelEntry(
+        "logit_lens", {"en": "Logit lens", "zh": "逻辑透镜"}, "logit_lens:LogitLensPanel", needs_logit_lens
     ),
 )
 PANEL_KEYS = tuple(entry.key for entry in PANELS)

@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Signal
-from PySide6.QtGui import QColor, QFontMetricsF, QPainterPath, QTransform
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetricsF, QGuiApplication, QPainterPath, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
 from visualizer.events import Subscriptions
@@ -72,6 +72,10 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.row_outlines.setPen(pg.mkPen(HIGHLIGHT_COLOR, width=2, cosmetic=True))
         self.row_outlines.setZValue(10)
         self.viewbox.addItem(self.row_outlines)
+        self.zeroed_marks = QGraphicsPathItem()  # a cross over each head zeroed in the live model
+        self.zeroed_marks.setPen(pg.mkPen(HIGHLIGHT_COLOR, width=2, cosmetic=True))
+        self.zeroed_marks.setZValue(12)
+        self.viewbox.addItem(self.zeroed_marks)
         self.selection = QGraphicsRectItem()
         self.selection.setPen(pg.mkPen(SELECTED_COLOR, width=3, cosmetic=True))
         self.selection.setZValue(11)
@@ -133,6 +137,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self.image.clear()
             self.mosaic = self.mosaic_shape = self.drawn = None
             self.row_outlines.setPath(QPainterPath())
+            self.zeroed_marks.setPath(QPainterPath())
             self.place_token_labels(None, None)
             return
         self.draw()
@@ -212,7 +217,28 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.place_labels(layout)  # also unchanged ones: the widest query token may have changed
         self.place_row_outlines(view, layout)
         self.place_token_labels(view, layout)
+        self.place_zeroed_marks(view, layout)
         self.on_selection_changed()
+
+    def zeroed_heads(self, view: AttentionView) -> list[tuple[int, int]]:
+        """(layer, head) of the shown kind's heads that the shown generation ran zeroed."""
+        snapshot = self.session.snapshot
+        zeroed = snapshot.interventions.zeroed_heads if snapshot is not None else frozenset()
+        return sorted(
+            (layer, head) for kind, layer, head in zeroed if kind == view.kind and head < view.heads
+        )
+
+    def place_zeroed_marks(self, view: AttentionView, layout: MosaicLayout) -> None:
+        path = QPainterPath()
+        for layer, head in self.zeroed_heads(view):
+            if layer >= layout.layers:
+                continue
+            x, y = head * layout.pitch, layer * layout.pitch
+            path.moveTo(x, y)
+            path.lineTo(x + layout.cell, y + layout.cell)
+            path.moveTo(x + layout.cell, y)
+            path.lineTo(x, y + layout.cell)
+        self.zeroed_marks.setPath(path)
 
     def shows(self, view: AttentionView, layout: MosaicLayout) -> bool:
         """The mosaic already shows these weights (encoder attention stays the same step
@@ -439,9 +465,20 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.hovered.emit(describe_cell(self.view, *found, self.session.language))
 
     def on_mouse_clicked(self, event) -> None:
+        """Click: choose the head. Ctrl+click: zero the head in the live model, or give it back
+        (the what-if the Head importance page also sets)."""
         found = self.cell_under(event.scenePos())
-        if found is not None:
-            self.session.select_head(found[0], found[1])
+        if found is None:
+            return
+        layer, head = found[0], found[1]
+        if (
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            and head is not MEAN
+            and self.view is not None
+        ):
+            self.session.toggle_zeroed_head(self.view.kind, layer, head)
+            return
+        self.session.select_head(layer, head)
 
     def scene_position(self, layer: int, head: int | None, query: int, key: int):
         """The scene point at the centre of the pixels that show one matrix entry (for tests

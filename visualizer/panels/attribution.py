@@ -1,0 +1,376 @@
+"""Is attention an explanation? For the shown output token, attention beside attribution.
+
+One row per method (``model.attribution.methods``) on one token axis: the source tokens, then
+the tokens the decoder had read. Below, per method, every cross-attention head's rank
+correlation with it (a layers × heads map; clicking a head selects it, and the attention rows
+follow). The work runs on the worker with progress, and stops when asked (the Stop button,
+another step shown, or the window closing).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox
+
+from model.attribution.methods import METHODS, Attribution, AttributionSettings, Cancelled, attribute
+from visualizer.panels.attribution_text import ATTRIBUTION
+from visualizer.panels.base import ConceptPanel
+from visualizer.panels.registry import TITLES
+from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
+
+LABEL_COLOR = "#dddddd"
+DIVERGING = "CET-D1"  # blue (against) – white – red (for): signed scores and correlations
+AGREEMENT_METHODS = ("rollout", "gradient_x_input", "integrated_gradients", "occlusion")
+SEPARATOR_COLOR = "#ffb300"
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A job that was asked to stop before it finished."""
+
+
+def attribution_job(
+    source: str,
+    output_ids: tuple[int, ...],
+    step: int,
+    settings: AttributionSettings,
+    interventions,
+    stop: threading.Event,
+):
+    """Runs on the worker: every method at ``step``, with progress; ``Stopped()`` if asked to stop."""
+
+    def job(model, _snapshot):
+        from model.core.progress import report, stop_requested
+
+        try:
+            return attribute(
+                model,
+                source,
+                output_ids,
+                [step],
+                settings,
+                interventions,
+                progress=lambda done, total, what: report(done / total, what),
+                cancelled=lambda: stop.is_set() or stop_requested(),
+            )
+        except Cancelled:
+            return Stopped()
+
+    return job
+
+
+def scaled_rows(result: Attribution, step: int) -> np.ndarray:
+    """[methods, S + step + 1] each method's scores at ``step`` divided by its largest |value|
+    (NaN where a method gives none)."""
+    width = result.n_source + step + 1
+    rows = np.full((len(METHODS), width), np.nan)
+    for row, method in enumerate(METHODS):
+        if method not in result.scores:
+            continue
+        values = result.scores[method][step, :width]
+        finite = np.isfinite(values)
+        largest = np.abs(values[finite]).max() if finite.any() else 0.0
+        rows[row] = values / largest if largest > 0 else values
+    return rows
+
+
+class AttributionPanel(ConceptPanel):
+    key = "attribution"
+    titles = TITLES["attribution"]
+    explanations = {language: words["explanation"] for language, words in ATTRIBUTION.items()}
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        controls = QHBoxLayout()
+        self.ig_label, self.occlusion_label, self.baseline_label = QLabel(), QLabel(), QLabel()
+        self.ig_points = QSpinBox()
+        self.ig_points.setRange(4, 1024)
+        self.ig_points.setValue(32)
+        self.ig_points.setKeyboardTracking(False)  # compute once the number is typed, not per digit
+        self.occlusion = QComboBox()
+        self.baseline = QComboBox()
+        self.stop_button, self.run_button = QPushButton(), QPushButton()
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(160)
+        self.progress.hide()
+        for widget in (
+            self.ig_label,
+            self.ig_points,
+            self.occlusion_label,
+            self.occlusion,
+            self.baseline_label,
+            self.baseline,
+        ):
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        for widget in (self.progress, self.stop_button, self.run_button):
+            controls.addWidget(widget)
+        self.outer.addLayout(controls)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.outer.addWidget(self.status)
+        self.canvas = pg.GraphicsLayoutWidget()
+        self.canvas.setBackground(BACKGROUND)
+        self.canvas.setMinimumHeight(420)
+        self.outer.addWidget(self.canvas, 1)
+        self.rows = MatrixPlot(self.canvas.addPlot(row=0, col=0, colspan=len(AGREEMENT_METHODS)), DIVERGING)
+        self.separator = pg.InfiniteLine(angle=90, pen=pg.mkPen(SEPARATOR_COLOR, width=2))
+        self.rows.plot.addItem(self.separator)
+        self.agreement_maps = {
+            method: MatrixPlot(self.canvas.addPlot(row=1, col=column), DIVERGING)
+            for column, method in enumerate(AGREEMENT_METHODS)
+        }
+        for cell in self.agreement_maps.values():
+            cell.plot.invertY(True)
+        self.canvas.ci.layout.setRowStretchFactor(0, 3)
+        self.canvas.ci.layout.setRowStretchFactor(1, 2)
+        self.hover = QLabel(" ")
+        self.outer.addWidget(self.hover)
+        self.canvas.scene().sigMouseMoved.connect(self.on_mouse_moved)
+        self.canvas.scene().sigMouseClicked.connect(self.on_mouse_clicked)
+        self.ig_points.valueChanged.connect(self.on_state_changed)
+        self.occlusion.currentIndexChanged.connect(self.on_state_changed)
+        self.baseline.currentIndexChanged.connect(self.on_state_changed)
+        self.stop_button.clicked.connect(self.stop)
+        self.run_button.clicked.connect(self.run_again)
+        self.subscriptions.add(session.compute_progress, self.on_progress)
+        self.stops: dict[tuple, threading.Event] = {}  # the jobs asked for and not answered yet
+        self.user_stopped: set[tuple] = set()  # stopped by the Stop button: not asked again by itself
+        self.job_key: tuple | None = None
+        self.result: Attribution | None = None
+        self.shown_step = -1
+        self.shown_rows: np.ndarray | None = None  # [methods, tokens] what the top map shows
+        self.controls_built = True
+        self.on_language_changed(session.language)
+
+    # -- words ------------------------------------------------------------------------------
+    def text(self, name: str, **values) -> str:
+        words = ATTRIBUTION.get(self.session.language, ATTRIBUTION["en"])[name]
+        return words.format(**values) if values else words
+
+    def on_language_changed(self, language: str) -> None:
+        if not getattr(self, "controls_built", False):  # called by the base class's __init__
+            super().on_language_changed(language)
+            return
+        self.ig_label.setText(self.text("ig_points"))
+        self.occlusion_label.setText(self.text("occlusion"))
+        self.baseline_label.setText(self.text("baseline"))
+        for combo, items in (
+            (self.occlusion, (("occlusion_unk", "unk"), ("occlusion_remove", "remove"))),
+            (self.baseline, (("baseline_pad", "pad"), ("baseline_zero", "zero"))),
+        ):
+            index = max(combo.currentIndex(), 0)
+            combo.blockSignals(True)
+            combo.clear()
+            for name, value in items:
+                combo.addItem(self.text(name), value)
+            combo.setCurrentIndex(index)
+            combo.blockSignals(False)
+        self.stop_button.setText(self.text("stop"))
+        self.run_button.setText(self.text("run"))
+        super().on_language_changed(language)
+
+    def method_name(self, method: str, layer: int, head: int) -> str:
+        name = "occlusion_method" if method == "occlusion" else method
+        return self.text(name, layer=layer + 1, head=head + 1)
+
+    # -- what to compute ----------------------------------------------------------------------
+    def settings(self) -> AttributionSettings:
+        alignment = self.session.model.family.alignment_kind
+        layer = head = 0
+        if alignment is not None:
+            layer = min(self.session.layer, alignment.layers - 1)
+            head = min(self.session.head or 0, alignment.heads - 1)
+        return AttributionSettings(
+            layer=layer,
+            head=head,
+            ig_steps=self.ig_points.value(),
+            occlusion=self.occlusion.currentData() or "unk",
+            baseline=self.baseline.currentData() or "pad",
+        )
+
+    def wanted_key(self) -> tuple | None:
+        snapshot, step = self.session.snapshot, self.session.cursor
+        if snapshot is None or step < 0:
+            return None
+        ids = tuple(s.token_id for s in snapshot.steps[: step + 1])
+        return ("attribution", snapshot.source, ids, step, self.settings(), snapshot.interventions)
+
+    def refresh(self) -> None:
+        key = self.wanted_key()
+        snapshot = self.session.snapshot
+        self.show_what_if(
+            self.text("what_if") if snapshot is not None and snapshot.interventions.active else None
+        )
+        if key is None:
+            self.status.setText(self.text("no_step"))
+            self.progress.hide()
+            return
+        self.cancel_others(key)
+        self.job_key = key
+        value = self.session.computed.get(key)
+        if isinstance(value, Stopped) and key not in self.user_stopped:
+            del self.session.computed[key]  # stopped because the user moved on: ask again
+            value = None
+        if value is None:
+            if not self.session.is_computing(key) and key not in self.session.failed:
+                self.stops[key] = threading.Event()
+                self.session.compute(
+                    key, attribution_job(key[1], key[2], key[3], key[4], key[5], self.stops[key])
+                )
+                self.progress.setValue(0)
+            computing = self.session.is_computing(key)
+            self.progress.setVisible(computing)
+            self.stop_button.setEnabled(computing)
+            self.run_button.setEnabled(False)
+            if computing:
+                self.status.setText(self.text("computing", step=key[3] + 1))
+            return
+        self.stops.pop(key, None)
+        self.progress.hide()
+        self.stop_button.setEnabled(False)
+        self.run_button.setEnabled(True)
+        if isinstance(value, Stopped):
+            self.status.setText(self.text("stopped", step=key[3] + 1))
+            return
+        self.result = value
+        self.draw(value, key[3])
+
+    def cancel_others(self, key: tuple) -> None:
+        """A job for another step or other settings is no longer wanted: let it stop."""
+        for other, event in list(self.stops.items()):
+            if other != key:
+                event.set()
+                del self.stops[other]
+
+    def stop(self) -> None:
+        if self.job_key is not None and self.job_key in self.stops:
+            self.user_stopped.add(self.job_key)
+            self.stops.pop(self.job_key).set()
+
+    def run_again(self) -> None:
+        if self.job_key is None:
+            return
+        self.user_stopped.discard(self.job_key)
+        self.session.computed.pop(self.job_key, None)
+        self.on_state_changed()
+
+    def on_progress(self, key, fraction: float, stage: str) -> None:
+        if key == self.job_key:
+            self.progress.setValue(round(fraction * 100))
+            self.progress.setFormat(f"%p% {stage}")
+            self.progress.setToolTip(stage)
+
+    # -- drawing ------------------------------------------------------------------------------
+    def draw(self, result: Attribution, step: int) -> None:
+        self.shown_step = step
+        rows = scaled_rows(result, step)
+        self.shown_rows = rows
+        layer, head = result.settings.layer or 0, result.settings.head
+        self.rows.show_matrix(rows, None, levels=(-1.0, 1.0))
+        tokens = [*result.source_tokens, *result.read_tokens[: step + 1]]
+        names = [self.method_name(m, layer, head) for m in METHODS]
+        names = [
+            n if m not in result.unavailable else f"{n} (—)" for n, m in zip(names, METHODS, strict=True)
+        ]
+        self.rows.set_ticks(names, tokens)
+        self.separator.setValue(result.n_source)
+        self.rows.plot.setTitle(self.text("tokens_title"), color=LABEL_COLOR, size="10pt")
+        for method, cell in self.agreement_maps.items():
+            cell.plot.setTitle(
+                self.text("agreement", method=self.method_name(method, layer, head)),
+                color=LABEL_COLOR,
+                size="9pt",
+            )
+            values = result.agreement.get(method)
+            if values is None:
+                cell.show_matrix(np.zeros((0, 0)), None)
+                continue
+            cell.show_matrix(values[step], None, levels=(-1.0, 1.0))
+            layers, heads = values.shape[1:]
+            cell.set_ticks([f"L{i + 1}" for i in range(layers)], [f"H{i + 1}" for i in range(heads)])
+        self.status.setText(self.summary(result, step))
+
+    def summary(self, result: Attribution, step: int) -> str:
+        ig = ""
+        if result.ig_steps_used and result.completeness_gap is not None:
+            ig = self.text(
+                "ig",
+                points=result.ig_steps_used,
+                difference=float(result.logprob[step] - result.baseline_logprob[step]),
+                gap=float(result.completeness_gap[step]),
+            )
+        occlusion = self.text("occlusion_said" if result.occlusion_mode == "unk" else "occlusion_removed")
+        text = self.text(
+            "summary",
+            step=step + 1,
+            token=repr(display_token(result.output_tokens[step])),
+            logprob=float(result.logprob[step]),
+            layer=(result.layer or 0) + 1,
+            head=result.settings.head + 1,
+            ig=ig,
+            occlusion=occlusion,
+        )
+        if result.unavailable:
+            text += " " + self.text("no_attention")
+        return text
+
+    # -- mouse ----------------------------------------------------------------------------------
+    def on_mouse_moved(self, scene_pos) -> None:
+        result, rows = self.result, self.shown_rows
+        if result is None or rows is None:
+            return
+        found = self.rows.cell_at(scene_pos)
+        if found is not None:
+            row, column = found
+            method = METHODS[row]
+            raw = result.scores.get(method)
+            value = raw[self.shown_step, column] if raw is not None else np.nan
+            source = column < result.n_source
+            index = column if source else column - result.n_source
+            token = result.source_tokens[index] if source else result.read_tokens[index]
+            self.hover.setText(
+                self.text(
+                    "hover",
+                    method=self.method_name(method, result.layer or 0, result.settings.head),
+                    token=repr(display_token(token)),
+                    where=self.text("source" if source else "read"),
+                    index=index + 1,
+                    value="—" if not np.isfinite(value) else f"{value:+.4f}",
+                )
+            )
+            return
+        for method, cell in self.agreement_maps.items():
+            found = cell.cell_at(scene_pos)
+            if found is not None and method in result.agreement:
+                layer, head = found
+                value = result.agreement[method][self.shown_step, layer, head]
+                self.hover.setText(
+                    self.text(
+                        "hover_head",
+                        layer=layer + 1,
+                        head=head + 1,
+                        method=self.method_name(method, layer, head),
+                        value="—" if not np.isfinite(value) else f"{value:+.3f}",
+                    )
+                )
+                return
+
+    def on_mouse_clicked(self, event) -> None:
+        if self.result is None:
+            return
+        for cell in self.agreement_maps.values():
+            found = cell.cell_at(event.scenePos())
+            if found is not None:
+                self.session.select_head(*found)
+                return
+
+    def detach(self) -> None:
+        for event in self.stops.values():
+            event.set()  # a closed page wants nothing more
+        super().detach()

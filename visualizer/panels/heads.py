@@ -1,0 +1,401 @@
+"""Which heads matter: each head zeroed alone, as layers × heads maps per kind of attention,
+the pruning curve, and the live model with heads zeroed.
+
+The maps and the curve come from ``model.attribution.heads`` on the worker (with progress; the
+Stop button stops it). Clicking a head zeroes it in the live model (``Session.toggle_zeroed_head``:
+the engine's own what-if), and the slider zeroes the k least important together; every other
+view then shows the model without them.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSlider, QSpinBox
+
+from model.attribution.heads import (
+    HeadImportance,
+    head_importance,
+    model_sample,
+    source_sample,
+    task_sample,
+    tasks_of,
+)
+from model.attribution.methods import Cancelled
+from visualizer.panels.attribution import Stopped
+from visualizer.panels.attribution_text import HEADS
+from visualizer.panels.base import ConceptPanel
+from visualizer.panels.registry import TITLES
+from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+
+LABEL_COLOR = "#dddddd"
+CURVE_COLOR = "#4fc3f7"
+NOW_COLOR = "#ffb300"
+ZEROED_COLOR = "#ff5252"
+MAX_LABELLED_CELLS = 64  # a map with more cells shows its numbers on hover only
+SAMPLES = ("tasks", "source", "history")
+
+
+def importance_job(mode: str, n: int, source: str, written: tuple[int, ...], history: tuple[str, ...], stop):
+    """Runs on the worker: the sample, then every head zeroed alone and the pruning curve."""
+
+    def job(model, _snapshot):
+        from model.core.progress import report, stop_requested
+
+        if mode == "tasks":
+            sample = task_sample(model, n)
+        elif mode == "source":
+            sample = source_sample(model, source, written)
+        else:
+            sample = model_sample(model, list(history))
+        try:
+            return head_importance(
+                model,
+                sample,
+                progress=lambda done, total, what: report(done / total, what),
+                cancelled=lambda: stop.is_set() or stop_requested(),
+            )
+        except Cancelled:
+            return Stopped()
+
+    return job
+
+
+def head_name(head: tuple[str, int, int]) -> str:
+    kind, layer, index = head
+    return f"{kind} L{layer + 1} H{index + 1}"
+
+
+class HeadsPanel(ConceptPanel):
+    key = "heads"
+    titles = TITLES["heads"]
+    explanations = {language: words["explanation"] for language, words in HEADS.items()}
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        controls = QHBoxLayout()
+        self.sample_label, self.n_label = QLabel(), QLabel()
+        self.sample = QComboBox()
+        self.n = QSpinBox()
+        self.n.setRange(5, 1000)
+        self.n.setValue(50)
+        self.n.setKeyboardTracking(False)
+        self.measure_button, self.stop_button, self.restore_button = (
+            QPushButton(),
+            QPushButton(),
+            QPushButton(),
+        )
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(160)
+        self.progress.hide()
+        for widget in (self.sample_label, self.sample, self.n_label, self.n, self.measure_button):
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        for widget in (self.progress, self.stop_button, self.restore_button):
+            controls.addWidget(widget)
+        self.outer.addLayout(controls)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.outer.addWidget(self.status)
+        self.canvas = pg.GraphicsLayoutWidget()
+        self.canvas.setBackground(BACKGROUND)
+        self.canvas.setMinimumHeight(400)
+        self.outer.addWidget(self.canvas, 1)
+        self.maps: dict[str, MatrixPlot] = {}
+        self.cell_labels: list[pg.TextItem] = []
+        self.curve_plot: pg.PlotItem | None = None
+        prune_row = QHBoxLayout()
+        self.prune_label = QLabel()
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setTracking(False)  # regenerate once the slider is let go, not at every tick
+        self.k_label = QLabel()
+        prune_row.addWidget(self.prune_label)
+        prune_row.addWidget(self.slider, 1)
+        prune_row.addWidget(self.k_label)
+        self.outer.addLayout(prune_row)
+        self.zeroed_label = QLabel()
+        self.zeroed_label.setWordWrap(True)
+        self.outer.addWidget(self.zeroed_label)
+        self.hover = QLabel(" ")
+        self.outer.addWidget(self.hover)
+        self.sample.currentIndexChanged.connect(self.on_state_changed)
+        self.n.valueChanged.connect(self.on_state_changed)
+        self.measure_button.clicked.connect(self.measure)
+        self.stop_button.clicked.connect(self.stop)
+        self.restore_button.clicked.connect(self.restore)
+        self.slider.valueChanged.connect(self.on_slider)
+        self.canvas.scene().sigMouseMoved.connect(self.on_mouse_moved)
+        self.canvas.scene().sigMouseClicked.connect(self.on_mouse_clicked)
+        self.subscriptions.add(session.compute_progress, self.on_progress)
+        self.stops: dict[tuple, threading.Event] = {}
+        self.user_stopped: set[tuple] = set()
+        self.job_key: tuple | None = None
+        self.result: HeadImportance | None = None
+        self.controls_built = True
+        self.on_language_changed(session.language)
+
+    # -- words ------------------------------------------------------------------------------
+    def text(self, name: str, **values) -> str:
+        words = HEADS.get(self.session.language, HEADS["en"])[name]
+        return words.format(**values) if values else words
+
+    def on_language_changed(self, language: str) -> None:
+        if not getattr(self, "controls_built", False):  # called by the base class's __init__
+            super().on_language_changed(language)
+            return
+        self.sample_label.setText(self.text("sample"))
+        self.n_label.setText(self.text("n"))
+        self.fill_samples()
+        self.measure_button.setText(self.text("measure"))
+        self.stop_button.setText(self.text("stop"))
+        self.restore_button.setText(self.text("restore"))
+        self.prune_label.setText(self.text("prune"))
+        super().on_language_changed(language)
+
+    def fill_samples(self, keep: bool = True) -> None:
+        """The samples this model can be measured on: fresh task examples only for a model
+        trained on the shipped tasks (the first offered is chosen, unless ``keep``)."""
+        model = self.session.model
+        modes = [m for m in SAMPLES if m != "tasks" or (model is not None and tasks_of(model.metadata))]
+        current = self.sample.currentData() if keep else None
+        self.sample.blockSignals(True)
+        self.sample.clear()
+        for mode in modes:
+            self.sample.addItem(self.text(f"sample_{mode}"), mode)
+        self.sample.setCurrentIndex(modes.index(current) if current in modes else 0)
+        self.sample.blockSignals(False)
+        self.n.setEnabled(self.sample.currentData() == "tasks")
+
+    def on_model_changed(self, model) -> None:
+        if getattr(self, "controls_built", False):
+            self.result = None
+            self.fill_samples(keep=False)
+        super().on_model_changed(model)
+
+    # -- what to compute ----------------------------------------------------------------------
+    def wanted_key(self) -> tuple | str:
+        """The key of the measurement the controls ask for, or why there is none yet."""
+        mode = self.sample.currentData() or "source"
+        self.n.setEnabled(mode == "tasks")
+        snapshot = self.session.snapshot
+        if mode == "tasks":
+            return ("heads", "tasks", self.n.value())
+        if mode == "source":
+            if snapshot is None or not snapshot.steps:
+                return "no_source"
+            # with what-ifs on, the output shown is not the model's as trained: keep the last
+            # reference measured rather than measure the changed output
+            if snapshot.interventions.active and self.job_key is not None and self.job_key[1] == "source":
+                return self.job_key
+            return ("heads", "source", snapshot.source, tuple(s.token_id for s in snapshot.steps))
+        if not self.session.sources_run:
+            return "no_history"
+        return ("heads", "history", tuple(self.session.sources_run))
+
+    def refresh(self) -> None:
+        zeroed = self.session.interventions.zeroed_heads
+        self.show_what_if(self.text("banner", n=len(zeroed)) if zeroed else None)
+        self.zeroed_label.setText(
+            self.text("zeroed_now", heads=", ".join(head_name(h) for h in sorted(zeroed)))
+            if zeroed
+            else self.text("none_zeroed")
+        )
+        key = self.wanted_key()
+        if isinstance(key, str):
+            self.status.setText(self.text(key))
+            return
+        for other, event in list(self.stops.items()):  # another measurement is no longer wanted
+            if other != key:
+                event.set()
+                del self.stops[other]
+        self.job_key = key
+        value = self.session.computed.get(key)
+        if isinstance(value, Stopped) and key not in self.user_stopped:
+            del self.session.computed[key]
+            value = None
+        if value is None:
+            if not self.session.is_computing(key) and key not in self.session.failed:
+                self.start(key)
+            computing = self.session.is_computing(key)
+            self.progress.setVisible(computing)
+            self.stop_button.setEnabled(computing)
+            if computing:
+                n = key[2] if key[1] == "tasks" else (1 if key[1] == "source" else len(key[2]))
+                self.status.setText(self.text("measuring", n=n))
+            return
+        self.stops.pop(key, None)
+        self.progress.hide()
+        self.stop_button.setEnabled(False)
+        if isinstance(value, Stopped):
+            self.status.setText(self.text("stopped"))
+            return
+        self.result = value
+        self.draw(value)
+
+    def start(self, key: tuple) -> None:
+        snapshot = self.session.snapshot
+        stop = self.stops[key] = threading.Event()
+        written = tuple(s.token_id for s in snapshot.steps) if snapshot is not None else ()
+        source = snapshot.source if snapshot is not None else ""
+        n = key[2] if key[1] == "tasks" else 0
+        history = key[2] if key[1] == "history" else ()
+        if key[1] == "source":
+            source, written = key[2], key[3]
+        self.progress.setValue(0)
+        self.session.compute(key, importance_job(key[1], n, source, written, history, stop))
+
+    def measure(self) -> None:
+        """Measure again (after Stop, or on a fresh history)."""
+        if self.job_key is not None:
+            self.user_stopped.discard(self.job_key)
+            if isinstance(self.session.computed.get(self.job_key), Stopped):
+                del self.session.computed[self.job_key]
+        self.on_state_changed()
+
+    def stop(self) -> None:
+        if self.job_key is not None and self.job_key in self.stops:
+            self.user_stopped.add(self.job_key)
+            self.stops.pop(self.job_key).set()
+
+    def on_progress(self, key, fraction: float, stage: str) -> None:
+        if key == self.job_key:
+            self.progress.setValue(round(fraction * 100))
+            self.progress.setToolTip(stage)
+
+    # -- the live model's zeroed heads ------------------------------------------------------------
+    def restore(self) -> None:
+        if self.session.interventions.zeroed_heads:
+            self.session.set_interventions(replace(self.session.interventions, zeroed_heads=frozenset()))
+        self.slider.blockSignals(True)
+        self.slider.setValue(0)
+        self.slider.blockSignals(False)
+        self.show_k(0)
+
+    def on_slider(self, k: int) -> None:
+        if self.result is None:
+            return
+        self.show_k(k)
+        self.session.set_interventions(
+            replace(self.session.interventions, zeroed_heads=self.result.pruned(k))
+        )
+
+    def show_k(self, k: int) -> None:
+        if self.result is None:
+            self.k_label.setText("")
+            return
+        self.k_label.setText(self.text("k_now", k=k, exact=float(self.result.prune_exact_match[k])))
+        if self.curve_plot is not None:
+            self.now_line.setValue(k)
+
+    # -- drawing ------------------------------------------------------------------------------
+    def layout_for(self, result: HeadImportance) -> None:
+        """One map per kind in a row, the curve below; built again only for another model."""
+        if list(self.maps) == list(result.kinds):
+            return
+        self.canvas.clear()
+        self.maps = {
+            kind: MatrixPlot(self.canvas.addPlot(row=0, col=column), self.session.colormap)
+            for column, kind in enumerate(result.kinds)
+        }
+        self.curve_plot = self.canvas.addPlot(row=1, col=0, colspan=len(result.kinds))
+        self.curve_plot.showGrid(x=True, y=True, alpha=0.2)
+        self.curve_plot.setMouseEnabled(x=False, y=False)
+        self.curve = self.curve_plot.plot(pen=pg.mkPen(CURVE_COLOR, width=2), symbol="o", symbolSize=5)
+        self.now_line = pg.InfiniteLine(0, angle=90, pen=pg.mkPen(NOW_COLOR, width=2))
+        self.curve_plot.addItem(self.now_line)
+        self.canvas.ci.layout.setRowStretchFactor(0, 3)
+        self.canvas.ci.layout.setRowStretchFactor(1, 2)
+
+    def draw(self, result: HeadImportance) -> None:
+        self.layout_for(result)
+        top = max(float(max(result.ll_drop[k].max() for k in result.kinds)), 1e-9)
+        zeroed = self.session.interventions.zeroed_heads
+        for item in self.cell_labels:
+            item.scene() and item.getViewBox() and item.getViewBox().removeItem(item)
+        self.cell_labels = []
+        for kind, cell in self.maps.items():
+            drops = result.ll_drop[kind]
+            cell.set_colormap(self.session.colormap)
+            # a head that helps a little and one that helps a lot: on a log-like scale both show
+            cell.show_matrix(np.log1p(np.maximum(drops, 0.0)), None, levels=(0.0, float(np.log1p(top))))
+            layers, heads = drops.shape
+            cell.set_ticks([f"L{i + 1}" for i in range(layers)], [f"H{i + 1}" for i in range(heads)])
+            cell.plot.setTitle(
+                self.text("map_title", kind=result.titles[kind]), color=LABEL_COLOR, size="9pt"
+            )
+            if layers * heads <= MAX_LABELLED_CELLS:
+                for layer in range(layers):
+                    for head in range(heads):
+                        mark = "✕ " if (kind, layer, head) in zeroed else ""
+                        value = f"{drops[layer, head]:.2f}".replace("-0.00", "0.00")
+                        label = pg.TextItem(
+                            f"{mark}{value}",
+                            color=ZEROED_COLOR if mark else "#ffffff",
+                            anchor=(0.5, 0.5),
+                        )
+                        label.setPos(head + 0.5, layer + 0.5)
+                        cell.plot.addItem(label)
+                        self.cell_labels.append(label)
+        n_heads = len(result.prune_order)
+        self.curve.setData(np.arange(len(result.prune_exact_match)), result.prune_exact_match * 100)
+        self.curve_plot.setTitle(self.text("curve_title"), color=LABEL_COLOR, size="9pt")
+        self.curve_plot.setLabel("bottom", self.text("curve_x"))
+        self.curve_plot.setLabel("left", self.text("curve_y"))
+        self.curve_plot.setYRange(0, 100, padding=0.02)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, n_heads)
+        k = next((k for k in range(n_heads + 1) if result.pruned(k) == zeroed), self.slider.value())
+        self.slider.setValue(k)
+        self.slider.blockSignals(False)
+        self.show_k(self.slider.value())
+        most = ", ".join(f"{head_name(head)} ({drop:.2f})" for head, drop in result.most_important())
+        references = self.text(f"references_{result.sample.reference_kind}")
+        self.status.setText(
+            self.text(
+                "summary",
+                n=result.n,
+                references=references,
+                exact=result.base_exact_match,
+                ll=result.base_ll,
+                most=most,
+            )
+        )
+
+    # -- mouse ----------------------------------------------------------------------------------
+    def head_at(self, scene_pos) -> tuple[str, int, int] | None:
+        for kind, cell in self.maps.items():
+            found = cell.cell_at(scene_pos)
+            if found is not None:
+                return kind, found[0], found[1]
+        return None
+
+    def on_mouse_moved(self, scene_pos) -> None:
+        head = self.head_at(scene_pos) if self.result is not None else None
+        if head is None:
+            return
+        kind, layer, index = head
+        self.hover.setText(
+            self.text(
+                "hover",
+                kind=self.result.titles[kind],
+                layer=layer + 1,
+                head=index + 1,
+                drop=float(self.result.ll_drop[kind][layer, index]),
+                exact=float(self.result.exact_match[kind][layer, index]),
+            )
+        )
+
+    def on_mouse_clicked(self, event) -> None:
+        head = self.head_at(event.scenePos()) if self.result is not None else None
+        if head is not None:
+            self.session.toggle_zeroed_head(*head)
+
+    def detach(self) -> None:
+        for event in self.stops.values():
+            event.set()
+        super().detach()
