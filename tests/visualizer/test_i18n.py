@@ -85,3 +85,18 @@ def test_the_keyboard_shortcuts_are_translated_line_by_line():
     from visualizer.window_parts import SHORTCUT_LINES
 
     assert all(line in translations("zh") for line in SHORTCUT_LINES)
+
+
+def test_every_reason_a_page_gives_for_a_model_it_cannot_show_has_chinese():
+    """The registry's ``needs_*`` reasons reach the page through ``tr(reason, language)``."""
+    tree = ast.parse((VISUALIZER / "panels" / "registry.py").read_text(encoding="utf-8"))
+    reasons = [
+        node.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Return)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    ]
+    assert len(reasons) > 10
+    missing = [reason for reason in reasons if reason not in translations("zh")]
+    assert not missing, missing

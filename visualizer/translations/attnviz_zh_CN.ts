@@ -631,5 +631,21 @@
         <source>the language to write: forced as the first output token</source>
         <translation>要写出的语言：强制作为第一个输出词元</translation>
     </message>
+    <message>
+        <source>this model cannot be differentiated, so there are no gradients to attribute with</source>
+        <translation>这个模型不能求导，因此没有可用于归因的梯度</translation>
+    </message>
+    <message>
+        <source>this model cannot run with a head zeroed</source>
+        <translation>这个模型不能在某个头置零的情况下运行</translation>
+    </message>
+    <message>
+        <source>this model cannot score references teacher-forced in a batch</source>
+        <translation>这个模型不能以教师强制的方式成批给参考答案打分</translation>
+    </message>
+    <message>
+        <source>this model&apos;s decoder layers cannot be read through its output layer</source>
+        <translation>这个模型的解码器各层不能经由其输出层读出</translation>
+    </message>
 </context>
 </TS>
