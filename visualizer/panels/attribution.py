@@ -10,6 +10,7 @@ another step shown, or the window closing).
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +62,19 @@ def attribution_job(
             return Stopped()
 
     return job
+
+
+class KeptResults(OrderedDict):
+    """A page's slow answers for the loaded model, the most recent ``LIMIT`` of them: the
+    session keeps only its latest answers, and these cost up to seconds to compute again."""
+
+    LIMIT = 16
+
+    def remember(self, key: tuple, value) -> None:
+        self.pop(key, None)
+        self[key] = value
+        while len(self) > self.LIMIT:
+            self.popitem(last=False)
 
 
 def scaled_rows(result: Attribution, step: int) -> np.ndarray:
@@ -142,6 +156,7 @@ class AttributionPanel(ConceptPanel):
         self.stops: dict[tuple, threading.Event] = {}  # the jobs asked for and not answered yet
         self.user_stopped: set[tuple] = set()  # stopped by the Stop button: not asked again by itself
         self.job_key: tuple | None = None
+        self.kept = KeptResults()  # answers kept here too: the session forgets its oldest
         self.result: Attribution | None = None
         self.shown_step = -1
         self.shown_rows: np.ndarray | None = None  # [methods, tokens] what the top map shows
@@ -213,7 +228,7 @@ class AttributionPanel(ConceptPanel):
             return
         self.cancel_others(key)
         self.job_key = key
-        value = self.session.computed.get(key)
+        value = self.session.computed.get(key, self.kept.get(key))
         if isinstance(value, Stopped) and key not in self.user_stopped:
             del self.session.computed[key]  # stopped because the user moved on: ask again
             value = None
@@ -238,8 +253,17 @@ class AttributionPanel(ConceptPanel):
         if isinstance(value, Stopped):
             self.status.setText(self.text("stopped", step=key[3] + 1))
             return
+        self.keep(key, value)
         self.result = value
         self.draw(value, key[3])
+
+    def keep(self, key: tuple, value) -> None:
+        self.kept.remember(key, value)
+
+    def on_model_changed(self, model) -> None:
+        if hasattr(self, "kept"):
+            self.kept.clear()
+        super().on_model_changed(model)
 
     def cancel_others(self, key: tuple) -> None:
         """A job for another step or other settings is no longer wanted: let it stop."""

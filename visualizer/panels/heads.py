@@ -26,7 +26,7 @@ from model.attribution.heads import (
     tasks_of,
 )
 from model.attribution.methods import Cancelled
-from visualizer.panels.attribution import Stopped
+from visualizer.panels.attribution import KeptResults, Stopped
 from visualizer.panels.attribution_text import HEADS
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import TITLES
@@ -107,7 +107,7 @@ class HeadsPanel(ConceptPanel):
         self.canvas.setMinimumHeight(400)
         self.outer.addWidget(self.canvas, 1)
         self.maps: dict[str, MatrixPlot] = {}
-        self.cell_labels: list[pg.TextItem] = []
+        self.cell_labels: list[tuple[pg.PlotItem, pg.TextItem]] = []  # the numbers drawn on the maps
         self.curve_plot: pg.PlotItem | None = None
         prune_row = QHBoxLayout()
         self.prune_label = QLabel()
@@ -135,6 +135,7 @@ class HeadsPanel(ConceptPanel):
         self.stops: dict[tuple, threading.Event] = {}
         self.user_stopped: set[tuple] = set()
         self.job_key: tuple | None = None
+        self.kept = KeptResults()  # measurements of this model (the session forgets its oldest)
         self.result: HeadImportance | None = None
         self.controls_built = True
         self.on_language_changed(session.language)
@@ -174,6 +175,7 @@ class HeadsPanel(ConceptPanel):
     def on_model_changed(self, model) -> None:
         if getattr(self, "controls_built", False):
             self.result = None
+            self.kept.clear()
             self.fill_samples(keep=False)
         super().on_model_changed(model)
 
@@ -214,7 +216,7 @@ class HeadsPanel(ConceptPanel):
                 event.set()
                 del self.stops[other]
         self.job_key = key
-        value = self.session.computed.get(key)
+        value = self.session.computed.get(key, self.kept.get(key))
         if isinstance(value, Stopped) and key not in self.user_stopped:
             del self.session.computed[key]
             value = None
@@ -234,6 +236,7 @@ class HeadsPanel(ConceptPanel):
         if isinstance(value, Stopped):
             self.status.setText(self.text("stopped"))
             return
+        self.kept.remember(key, value)
         self.result = value
         self.draw(value)
 
@@ -298,6 +301,7 @@ class HeadsPanel(ConceptPanel):
         if list(self.maps) == list(result.kinds):
             return
         self.canvas.clear()
+        self.cell_labels = []  # gone with their plots
         self.maps = {
             kind: MatrixPlot(self.canvas.addPlot(row=0, col=column), self.session.colormap)
             for column, kind in enumerate(result.kinds)
@@ -315,8 +319,8 @@ class HeadsPanel(ConceptPanel):
         self.layout_for(result)
         top = max(float(max(result.ll_drop[k].max() for k in result.kinds)), 1e-9)
         zeroed = self.session.interventions.zeroed_heads
-        for item in self.cell_labels:
-            item.scene() and item.getViewBox() and item.getViewBox().removeItem(item)
+        for plot, item in self.cell_labels:
+            plot.removeItem(item)
         self.cell_labels = []
         for kind, cell in self.maps.items():
             drops = result.ll_drop[kind]
@@ -340,7 +344,7 @@ class HeadsPanel(ConceptPanel):
                         )
                         label.setPos(head + 0.5, layer + 0.5)
                         cell.plot.addItem(label)
-                        self.cell_labels.append(label)
+                        self.cell_labels.append((cell.plot, label))
         n_heads = len(result.prune_order)
         self.curve.setData(np.arange(len(result.prune_exact_match)), result.prune_exact_match * 100)
         self.curve_plot.setTitle(self.text("curve_title"), color=LABEL_COLOR, size="9pt")

@@ -101,7 +101,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.token_labels: list[QGraphicsSimpleTextItem] = []  # a pool, reused step after step
         self.token_places: list[tuple | None] = []  # what each pooled label shows (None: hidden)
         self.metrics = QFontMetricsF(QGraphicsSimpleTextItem().font())
-        self.token_texts: dict[str, tuple[str, float]] = {}  # token -> label and its width
+        self.token_texts: dict[str, tuple[str, float, float]] = {}  # token -> label, width, height
         self.subscriptions = Subscriptions(
             (session.cursor_changed, self.on_change),
             (session.view_changed, self.on_view_changed),
@@ -392,16 +392,19 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             halves.pop()
         if len(keys) == 1 and 2 * halves[0] + 3 * pixel_x > layout.pitch:  # wider than its column
             keys.clear()
-        queries, end = [], -np.inf
-        line = (self.metrics.height() + 2) * pixel_y  # + 2: CJK glyphs stand a pixel taller
+        queries, halves, end = [], [], -np.inf
         for query, token in enumerate(view.query_labels):
             y = (query + 0.5) * layout.cell / layout.queries
-            if y - line / 2 > end:
-                queries.append((self.token_text(token)[0], y))
-                end = y + line / 2
+            text, _width, height = self.token_size(token)
+            half = height / 2 * pixel_y
+            if y - half > end + pixel_y:  # a pixel apart at least
+                queries.append((text, y))
+                halves.append(half)
+                end = y + half
         # and the last row's label must clear the next layer's first
-        while len(queries) > 1 and queries[-1][1] + line > queries[0][1] + layout.pitch:
+        while len(queries) > 1 and queries[-1][1] + halves[-1] > queries[0][1] + layout.pitch - halves[0]:
             queries.pop()
+            halves.pop()
         bottom = layout.layers * layout.pitch - layout.gap
         right = layout.columns * layout.pitch - layout.gap
         return [
@@ -416,10 +419,19 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
 
     def token_text(self, token: str) -> tuple[str, float]:
         """A token's label and its width in pixels (measured once per token)."""
+        text, width, _height = self.token_size(token)
+        return text, width
+
+    def token_size(self, token: str) -> tuple[str, float, float]:
+        """A token's label and the pixels it covers, as drawn: a glyph the label's font lacks
+        comes from a fallback font (a CJK font stands taller than the Latin one), so the label
+        is measured as a drawn item, not by the font's own line height."""
         known = self.token_texts.get(token)
         if known is None:
             text = display_token(token)
-            known = self.token_texts[token] = (text, self.metrics.horizontalAdvance(text))
+            drawn = QGraphicsSimpleTextItem(text).boundingRect()
+            width = max(self.metrics.horizontalAdvance(text), drawn.width())
+            known = self.token_texts[token] = (text, width, max(self.metrics.height(), drawn.height()))
         return known
 
     def place_row_outlines(self, view: AttentionView, layout: MosaicLayout) -> None:
@@ -471,11 +483,9 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if found is None:
             return
         layer, head = found[0], found[1]
-        if (
-            event.modifiers() & Qt.KeyboardModifier.ControlModifier
-            and head is not MEAN
-            and self.view is not None
-        ):
+        # a click made up by a test may carry only its position
+        modifiers = event.modifiers() if hasattr(event, "modifiers") else QGuiApplication.keyboardModifiers()
+        if modifiers & Qt.KeyboardModifier.ControlModifier and head is not MEAN and self.view is not None:
             self.session.toggle_zeroed_head(self.view.kind, layer, head)
             return
         self.session.select_head(layer, head)
