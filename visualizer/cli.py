@@ -107,6 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--device", dest="sub_device")
     train.add_argument("--steps", type=int, help="override the recipe's number of steps")
     train.add_argument("--seed", type=int, help="override the recipe's seed")
+    train.add_argument("--batch-size", type=int, help="override the recipe's global batch (all processes)")
+    train.add_argument("--d-model", type=int, help="override the Transformer's width")
+    train.add_argument("--heads", type=int, help="override the Transformer's heads per layer")
+    train.add_argument("--layers", type=int, help="override the Transformer's encoder and decoder layers")
+    train.add_argument("--d-ff", type=int, help="override the Transformer's feed-forward width")
     train.add_argument("--resume", action="store_true", help="continue from --out and its .trainstate.pt")
     train.add_argument("--init", type=Path, help="start from this checkpoint's weights (fine-tuning)")
     train.add_argument("--stop-after", type=int, help="stop (checkpointed) after this step; --resume later")
@@ -256,7 +261,23 @@ def cmd_train(args: argparse.Namespace) -> int:
         from model.tasks.train import trainstate_path
 
         refuse_to_overwrite(args, args.out, trainstate_path(args.out))
-    recipe = recipe_from_args(args.config, {"steps": args.steps, "seed": args.seed})
+    overrides = {
+        "steps": args.steps,
+        "seed": args.seed,
+        "batch_size": args.batch_size,
+        "d_model": args.d_model,
+        "n_heads": args.heads,
+        "n_encoder_layers": args.layers,
+        "n_decoder_layers": args.layers,
+        "d_ff": args.d_ff,
+    }
+    for name in ("steps", "batch_size", "d_model", "heads", "layers", "d_ff"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise UsageError(f"attnviz train: --{name.replace('_', '-')} must be at least 1")
+    if args.d_model is not None and args.heads is not None and args.d_model % args.heads:
+        raise UsageError("attnviz train: --d-model must be a multiple of --heads")
+    recipe = recipe_from_args(args.config, overrides)
     result = train(
         recipe,
         args.out,
@@ -266,6 +287,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         init=args.init,
         stop_after=args.stop_after,
     )
+    if not result.main:  # another process of a torchrun launch: rank 0 reports
+        return 0
     if result.steps < recipe.steps:
         print(f"stopped at step {result.steps} of {recipe.steps}; wrote {result.checkpoint}")
         return 0

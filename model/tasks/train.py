@@ -13,6 +13,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from model.rnn.checkpoint import recognises as recognises_rnn
 from model.rnn.config import RNNConfig
 from model.rnn.model import RNNSeq2Seq
 from model.tasks.coverage import TRAINED_ON, trained_on
+from model.tasks.distributed import SINGLE, Distributed, finish, from_environment, start
 from model.tasks.evaluate import EvalReport, evaluate
 from model.tasks.synthetic import (
     MAX_INPUT_LEN,
@@ -222,6 +224,7 @@ class TrainResult:
     report: EvalReport
     seconds: float
     history: list[dict] = field(default_factory=list)
+    main: bool = True  # False in the processes of a torchrun launch other than rank 0
 
 
 def train(
@@ -242,10 +245,20 @@ def train(
     early at that step, checkpointed, as an interruption would; a later ``resume`` finishes it
     exactly as an unbroken run would have.
     """
+    place = from_environment()  # several processes under torchrun, or one
+    if place.active and recipe.batch_size % place.world:
+        raise ValueError(
+            f"the batch of {recipe.batch_size} does not split evenly over {place.world} processes"
+        )
     say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    if not place.main:
+        say = lambda _line: None  # noqa: E731 (only rank 0 logs)
     torch_device, notice = resolve_device(device)
     if notice:
         say(notice)
+    torch_device = start(place, torch_device)
+    if place.active:
+        say(f"training on {place.world} processes, {recipe.batch_size // place.world} examples each per step")
     torch.manual_seed(recipe.seed)
     tokenizer = default_tokenizer()
     model = build_model(recipe.model_config(len(tokenizer)), tokenizer).to(torch_device)
@@ -262,6 +275,9 @@ def train(
         origin = initialise_from(init, model)
         say(f"starting from the weights of {init} ({origin['steps_done']} steps of {origin['recipe_name']})")
     model.train()
+    # the module that is stepped: the model itself, or its DistributedDataParallel wrapper (which
+    # also gives every process rank 0's weights to start from)
+    stepped = torch.nn.parallel.DistributedDataParallel(model) if place.active else model
     started = time.perf_counter()
     bar = ProgressBar(recipe.steps, start_step, say)
     for step in range(start_step, recipe.steps):
@@ -269,34 +285,41 @@ def train(
             group["lr"] = recipe.learning_rate(step)
         examples = draw_training_examples(recipe, batch_rng(recipe.seed, step))
         optimizer.zero_grad(set_to_none=True)
-        loss, accuracy = accumulate_gradients(model, tokenizer, examples, recipe, torch_device)
+        loss, accuracy = accumulate_gradients(stepped, tokenizer, examples, recipe, torch_device, place)
         torch.nn.utils.clip_grad_norm_(model.parameters(), recipe.grad_clip)
         optimizer.step()
         bar.update(step + 1, loss, accuracy, recipe.learning_rate(step))
         done = step + 1
-        if done % recipe.eval_every == 0 and done < recipe.steps:
-            report = evaluate(model, tokenizer, recipe.eval_n, seed=done)
-            history.append(
-                {"step": done, "loss": loss, **{k: a for k, a, _ in report.rows() if "/" not in k}}
-            )
-            say(
-                f"step {done}: "
-                + ", ".join(f"{k} {a * 100:.1f}%" for k, a, _ in report.rows() if "/" not in k)
-            )
-        if done % recipe.checkpoint_every == 0 or done == recipe.steps or done == stop_after:
-            elapsed = elapsed_before + time.perf_counter() - started
-            info = training_info(recipe, recipe_name, done, elapsed, history, None, origin)
-            save(out, model, optimizer, tokenizer, info, done, history, elapsed)
+        if place.main:  # the other processes only train
+            if done % recipe.eval_every == 0 and done < recipe.steps:
+                report = evaluate(model, tokenizer, recipe.eval_n, seed=done)
+                history.append(
+                    {"step": done, "loss": loss, **{k: a for k, a, _ in report.rows() if "/" not in k}}
+                )
+                say(
+                    f"step {done}: "
+                    + ", ".join(f"{k} {a * 100:.1f}%" for k, a, _ in report.rows() if "/" not in k)
+                )
+            if done % recipe.checkpoint_every == 0 or done == recipe.steps or done == stop_after:
+                elapsed = elapsed_before + time.perf_counter() - started
+                info = training_info(recipe, recipe_name, done, elapsed, history, None, origin)
+                save(out, model, optimizer, tokenizer, info, done, history, elapsed)
         if done == stop_after and done < recipe.steps:
+            break
+    interrupted = stop_after is not None and stop_after < recipe.steps
+    if interrupted or not place.main:
+        finish(place)
+        done = min(stop_after or recipe.steps, recipe.steps)
+        if interrupted:
             say(f"stopped after step {done}; continue with --resume")
-            return TrainResult(
-                out, done, EvalReport(0, 0), elapsed_before + time.perf_counter() - started, history
-            )
+        seconds = elapsed_before + time.perf_counter() - started
+        return TrainResult(out, done, EvalReport(0, 0), seconds, history, main=place.main)
     elapsed = elapsed_before + time.perf_counter() - started
     say(f"final evaluation on {recipe.final_eval_n} held-out examples per task ...")
     report = evaluate(model, tokenizer, recipe.final_eval_n, seed=10_000 + recipe.seed)
     info = training_info(recipe, recipe_name, recipe.steps, elapsed, history, report, origin)
     save(out, model, optimizer, tokenizer, info, recipe.steps, history, elapsed)
+    finish(place)
     return TrainResult(out, recipe.steps, report, elapsed, history)
 
 
@@ -332,36 +355,60 @@ def training_pairs(examples: list[Example], expected_answers: bool) -> list[Trai
 
 
 def accumulate_gradients(
-    model: Transformer | RNNSeq2Seq,
+    model: torch.nn.Module,
     tokenizer: CharTokenizer,
     examples: list[Example],
     recipe: TrainRecipe,
     device,
+    place: Distributed = SINGLE,
 ) -> tuple[float, float]:
-    """Backpropagate the batch's mean token loss, part by part; returns (loss, token accuracy)."""
+    """Backpropagate the batch's mean token loss, part by part; returns (loss, token accuracy)
+    of the whole batch. Under torchrun ``model`` is the DistributedDataParallel wrapper and this
+    process takes its share of ``examples``: the gradients are summed over the processes once,
+    at the last part's backward pass (every process cuts its share into as many parts)."""
     parts = []
-    for part in length_groups(training_pairs(examples, recipe.expected_answers), recipe.length_groups):
+    pairs = training_pairs(place.shard(examples), recipe.expected_answers)
+    for part in length_groups(pairs, recipe.length_groups):
         batch = training_batch(tokenizer, [p.source for p in part], [p.target for p in part], device)
         weights = torch.tensor([p.weight for p in part], device=device)  # (B,)
         parts.append((batch, weights))
     # every token counts with its answer's weight: the mean over the batch's (expected) tokens
-    n_tokens = sum(float(((b.tgt_out != tokenizer.pad_id) * w[:, None]).sum()) for b, w in parts)
+    local_tokens = sum(float(((b.tgt_out != tokenizer.pad_id) * w[:, None]).sum()) for b, w in parts)
+    n_tokens = place.total(local_tokens)
     total_loss, n_correct = 0.0, 0.0
-    for batch, weights in parts:
-        logits = model(batch.src, batch.tgt_in, batch.src_pad, batch.tgt_pad)  # (B, T, V)
-        token_loss = F.cross_entropy(
-            logits.transpose(1, 2),
-            batch.tgt_out,
-            ignore_index=tokenizer.pad_id,
-            label_smoothing=recipe.label_smoothing,
-            reduction="none",
-        )  # (B, T), 0 at padding
-        loss = (token_loss * weights[:, None]).sum() / n_tokens
-        loss.backward()
-        total_loss += loss.item()
-        real = batch.tgt_out != tokenizer.pad_id
-        n_correct += float((((logits.argmax(-1) == batch.tgt_out) & real) * weights[:, None]).sum())
-    return total_loss, n_correct / max(n_tokens, 1e-9)
+    for index, (batch, weights) in enumerate(parts):
+        last = index == len(parts) - 1
+        synced = nullcontext() if not place.active or last else model.no_sync()
+        with synced:
+            loss, correct = backward_part(model, tokenizer, batch, weights, recipe, n_tokens, place.world)
+        total_loss += loss
+        n_correct += correct
+    return place.total(total_loss), place.total(n_correct) / max(n_tokens, 1e-9)
+
+
+def backward_part(
+    model: torch.nn.Module,
+    tokenizer: CharTokenizer,
+    batch,
+    weights: torch.Tensor,
+    recipe: TrainRecipe,
+    n_tokens: float,
+    world: int,
+) -> tuple[float, float]:
+    """One part's forward and backward pass: its share of the batch's loss, its correct tokens."""
+    logits = model(batch.src, batch.tgt_in, batch.src_pad, batch.tgt_pad)  # (B, T, V)
+    token_loss = F.cross_entropy(
+        logits.transpose(1, 2),
+        batch.tgt_out,
+        ignore_index=tokenizer.pad_id,
+        label_smoothing=recipe.label_smoothing,
+        reduction="none",
+    )  # (B, T), 0 at padding
+    loss = (token_loss * weights[:, None]).sum() / n_tokens
+    # DistributedDataParallel averages the processes' gradients: × world makes it their sum
+    (loss * world).backward()
+    real = batch.tgt_out != tokenizer.pad_id
+    return loss.item(), float((((logits.argmax(-1) == batch.tgt_out) & real) * weights[:, None]).sum())
 
 
 def build_model(config: TransformerConfig | RNNConfig, tokenizer: CharTokenizer) -> Transformer | RNNSeq2Seq:

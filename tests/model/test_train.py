@@ -205,3 +205,35 @@ def test_an_rnn_recipe_trains_resumes_exactly_and_opens_in_the_app(tmp_path, sco
     family = open_model(whole, "cpu")
     assert isinstance(family, RNNFamily) and family.metadata["eval"]
     assert family.info.has_attention == (score != "none")
+
+
+def test_size_options_make_another_model_and_mistakes_are_one_line(tmp_path, capsys):
+    from model.tasks.train import load_trained
+    from visualizer.cli import main
+
+    out = tmp_path / "wider.safetensors"
+    sizes = ["--d-model", "48", "--heads", "3", "--layers", "2", "--d-ff", "96", "--batch-size", "8"]
+    assert main(["train", "--config", "tiny", "--steps", "2", "--out", str(out), *sizes]) == 0
+    model, info = load_trained(out)
+    config = model.config
+    assert (
+        config.d_model,
+        config.n_heads,
+        config.n_encoder_layers,
+        config.n_decoder_layers,
+        config.d_ff,
+    ) == (
+        48,
+        3,
+        2,
+        2,
+        96,
+    )
+    assert info["recipe"]["batch_size"] == 8
+    capsys.readouterr()
+    assert (
+        main(["train", "--config", "tiny", "--out", str(tmp_path / "x"), "--d-model", "50", "--heads", "3"])
+        == 2
+    )
+    assert "multiple of --heads" in capsys.readouterr().err
+    assert main(["train", "--config", "tiny", "--out", str(tmp_path / "x"), "--batch-size", "0"]) == 2
