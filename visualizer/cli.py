@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--device", dest="sub_device")
     train.add_argument("--steps", type=int, help="override the recipe's number of steps")
     train.add_argument("--seed", type=int, help="override the recipe's seed")
+    train.add_argument(
+        "--data", type=Path, help="train on your own pairs: a UTF-8 file of source<TAB>target lines"
+    )
+    train.add_argument("--val", type=Path, help="with --data: held-out pairs (default: a share of --data)")
+    train.add_argument(
+        "--held-out", type=float, default=0.05, help="with --data and no --val: the share held out (0.05)"
+    )
     train.add_argument("--batch-size", type=int, help="override the recipe's global batch (all processes)")
     train.add_argument("--d-model", type=int, help="override the Transformer's width")
     train.add_argument("--heads", type=int, help="override the Transformer's heads per layer")
@@ -278,6 +285,20 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.d_model is not None and args.heads is not None and args.d_model % args.heads:
         raise UsageError("attnviz train: --d-model must be a multiple of --heads")
     recipe = recipe_from_args(args.config, overrides)
+    data = None
+    if args.val is not None and args.data is None:
+        raise UsageError("attnviz train: --val needs --data")
+    if args.data is not None:
+        from model.tasks.user_data import load_user_data
+
+        data, reports = load_user_data(args.data, recipe.max_len, args.val, args.held_out, recipe.seed)
+        for report in reports:
+            print(f"attnviz: {report}", file=sys.stderr)
+        print(
+            f"attnviz: training on {len(data.train)} pairs of {args.data.name}, "
+            f"{len(data.held_out)} held out, {len(data.tokenizer())} tokens in the vocabulary",
+            file=sys.stderr,
+        )
     result = train(
         recipe,
         args.out,
@@ -286,6 +307,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         resume=args.resume,
         init=args.init,
         stop_after=args.stop_after,
+        data=data,
     )
     if not result.main:  # another process of a torchrun launch: rank 0 reports
         return 0

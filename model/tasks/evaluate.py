@@ -280,6 +280,33 @@ def evaluate(
     return report
 
 
+def evaluate_pairs(
+    model: torch.nn.Module,
+    tokenizer: CharTokenizer,
+    pairs: Sequence[tuple[str, str]],
+    task: str = "data",
+    batch_size: int = 250,
+) -> EvalReport:
+    """Greedy exact match on given (source, target) pairs (``attnviz train --data``'s held-out
+    pairs), under one row, ``task``."""
+    from model.rnn.model import RNNSeq2Seq
+    from model.rnn.model import greedy_decode_batch as rnn_greedy_decode_batch
+
+    greedy = rnn_greedy_decode_batch if isinstance(model, RNNSeq2Seq) else greedy_decode_batch
+    was_training = model.training
+    model.eval()
+    report = EvalReport(len(pairs), 0)
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        outputs = greedy(model, tokenizer, [source for source, _ in chunk])
+        for (source, target), output in zip(chunk, outputs, strict=True):
+            report.count(task, output == target)
+            if output != target and len(report.failures) < 20:
+                report.failures.append((source, target, output))
+    model.train(was_training)
+    return report
+
+
 def evaluate_model(
     model: ModelFamily,
     n_per_task: int = 1000,

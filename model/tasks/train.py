@@ -28,7 +28,7 @@ from model.rnn.config import RNNConfig
 from model.rnn.model import RNNSeq2Seq
 from model.tasks.coverage import TRAINED_ON, trained_on
 from model.tasks.distributed import SINGLE, Distributed, finish, from_environment, start
-from model.tasks.evaluate import EvalReport, evaluate
+from model.tasks.evaluate import EvalReport, evaluate, evaluate_pairs
 from model.tasks.synthetic import (
     MAX_INPUT_LEN,
     TASK_NAMES,
@@ -38,6 +38,7 @@ from model.tasks.synthetic import (
     make_example,
     task_alphabet,
 )
+from model.tasks.user_data import DATA_TASK, UserData
 from model.transformer.checkpoint import load_checkpoint, resolve_device, save_checkpoint
 from model.transformer.model import Transformer, TransformerConfig
 
@@ -237,13 +238,16 @@ def train(
     init: Path | None = None,
     stop_after: int | None = None,
     progress: Callable[[str], None] | None = None,
+    data: UserData | None = None,
 ) -> TrainResult:
     """Train ``recipe`` and write the checkpoint to ``out``; ``resume`` continues from it.
 
     ``init`` starts from another checkpoint's weights (fine-tuning); it must have the recipe's
     model config. ``stop_after`` ends the run
     early at that step, checkpointed, as an interruption would; a later ``resume`` finishes it
-    exactly as an unbroken run would have.
+    exactly as an unbroken run would have. ``data``: train on the user's pairs
+    (``model.tasks.user_data``) instead of the recipe's tasks, with a vocabulary built from them,
+    and measure exact match on its held-out pairs.
     """
     place = from_environment()  # several processes under torchrun, or one
     if place.active and recipe.batch_size % place.world:
@@ -260,7 +264,7 @@ def train(
     if place.active:
         say(f"training on {place.world} processes, {recipe.batch_size // place.world} examples each per step")
     torch.manual_seed(recipe.seed)
-    tokenizer = default_tokenizer()
+    tokenizer = data.tokenizer() if data is not None else default_tokenizer()
     model = build_model(recipe.model_config(len(tokenizer)), tokenizer).to(torch_device)
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=recipe.peak_lr, betas=(0.9, 0.98), weight_decay=recipe.weight_decay
@@ -283,7 +287,10 @@ def train(
     for step in range(start_step, recipe.steps):
         for group in optimizer.param_groups:
             group["lr"] = recipe.learning_rate(step)
-        examples = draw_training_examples(recipe, batch_rng(recipe.seed, step))
+        rng = batch_rng(recipe.seed, step)
+        examples = (
+            data.draw(recipe.batch_size, rng) if data is not None else draw_training_examples(recipe, rng)
+        )
         optimizer.zero_grad(set_to_none=True)
         loss, accuracy = accumulate_gradients(stepped, tokenizer, examples, recipe, torch_device, place)
         torch.nn.utils.clip_grad_norm_(model.parameters(), recipe.grad_clip)
@@ -292,7 +299,7 @@ def train(
         done = step + 1
         if place.main:  # the other processes only train
             if done % recipe.eval_every == 0 and done < recipe.steps:
-                report = evaluate(model, tokenizer, recipe.eval_n, seed=done)
+                report = measure(model, tokenizer, recipe, recipe.eval_n, done, data)
                 history.append(
                     {"step": done, "loss": loss, **{k: a for k, a, _ in report.rows() if "/" not in k}}
                 )
@@ -302,7 +309,7 @@ def train(
                 )
             if done % recipe.checkpoint_every == 0 or done == recipe.steps or done == stop_after:
                 elapsed = elapsed_before + time.perf_counter() - started
-                info = training_info(recipe, recipe_name, done, elapsed, history, None, origin)
+                info = training_info(recipe, recipe_name, done, elapsed, history, None, origin, data)
                 save(out, model, optimizer, tokenizer, info, done, history, elapsed)
         if done == stop_after and done < recipe.steps:
             break
@@ -315,12 +322,22 @@ def train(
         seconds = elapsed_before + time.perf_counter() - started
         return TrainResult(out, done, EvalReport(0, 0), seconds, history, main=place.main)
     elapsed = elapsed_before + time.perf_counter() - started
-    say(f"final evaluation on {recipe.final_eval_n} held-out examples per task ...")
-    report = evaluate(model, tokenizer, recipe.final_eval_n, seed=10_000 + recipe.seed)
-    info = training_info(recipe, recipe_name, recipe.steps, elapsed, history, report, origin)
+    if data is not None:
+        say(f"final evaluation on {min(recipe.final_eval_n, len(data.held_out))} held-out pairs ...")
+    else:
+        say(f"final evaluation on {recipe.final_eval_n} held-out examples per task ...")
+    report = measure(model, tokenizer, recipe, recipe.final_eval_n, 10_000 + recipe.seed, data)
+    info = training_info(recipe, recipe_name, recipe.steps, elapsed, history, report, origin, data)
     save(out, model, optimizer, tokenizer, info, recipe.steps, history, elapsed)
     finish(place)
     return TrainResult(out, recipe.steps, report, elapsed, history)
+
+
+def measure(model, tokenizer, recipe: TrainRecipe, n: int, seed: int, data: UserData | None) -> EvalReport:
+    """Held-out exact match: n fresh examples per task, or the first n of the user's held-out pairs."""
+    if data is not None:
+        return evaluate_pairs(model, tokenizer, data.held_out[:n], DATA_TASK)
+    return evaluate(model, tokenizer, n, seed=seed)
 
 
 def length_groups(pairs: list[TrainingPair], groups: int) -> list[list[TrainingPair]]:
@@ -457,11 +474,13 @@ def training_info(
     history: list,
     report: EvalReport | None,
     origin: dict | None = None,
+    data: UserData | None = None,
 ) -> dict:
     info = {
         "recipe_name": name,
         "recipe": asdict(recipe),
-        TRAINED_ON: trained_on(recipe.tasks),  # what the window warns about when a source is outside it
+        # what the window warns about when a source is outside it (the user's data: nothing known)
+        **({TRAINED_ON: trained_on(recipe.tasks)} if data is None else {"data": data.description()}),
         "steps_done": steps,
         "train_seconds": round(seconds, 1),
         "torch": torch.__version__,
