@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--held-out", type=float, default=0.05, help="with --data and no --val: the share held out (0.05)"
     )
+    train.add_argument(
+        "--snapshots",
+        type=int,
+        help="keep N evenly spaced snapshots of the run in OUT's .replay.safetensors (a replay)",
+    )
     train.add_argument("--batch-size", type=int, help="override the recipe's global batch (all processes)")
     train.add_argument("--d-model", type=int, help="override the Transformer's width")
     train.add_argument("--heads", type=int, help="override the Transformer's heads per layer")
@@ -265,9 +270,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     from model.tasks.train import recipe_from_args, train
 
     if not args.resume:
+        from model.tasks.replay import replay_path
         from model.tasks.train import trainstate_path
 
         refuse_to_overwrite(args, args.out, trainstate_path(args.out))
+        if args.snapshots is not None:
+            refuse_to_overwrite(args, replay_path(args.out))
     overrides = {
         "steps": args.steps,
         "seed": args.seed,
@@ -278,6 +286,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         "n_decoder_layers": args.layers,
         "d_ff": args.d_ff,
     }
+    if args.snapshots is not None and args.snapshots < 2:
+        raise UsageError("attnviz train: --snapshots needs at least 2 (the start and the end)")
     for name in ("steps", "batch_size", "d_model", "heads", "layers", "d_ff"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -308,6 +318,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         init=args.init,
         stop_after=args.stop_after,
         data=data,
+        snapshots=args.snapshots,
     )
     if not result.main:  # another process of a torchrun launch: rank 0 reports
         return 0

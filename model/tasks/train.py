@@ -29,6 +29,7 @@ from model.rnn.model import RNNSeq2Seq
 from model.tasks.coverage import TRAINED_ON, trained_on
 from model.tasks.distributed import SINGLE, Distributed, finish, from_environment, start
 from model.tasks.evaluate import EvalReport, evaluate, evaluate_pairs
+from model.tasks.replay import Recorder, read_replay, replay_path, snapshot_steps
 from model.tasks.synthetic import (
     MAX_INPUT_LEN,
     TASK_NAMES,
@@ -239,6 +240,7 @@ def train(
     stop_after: int | None = None,
     progress: Callable[[str], None] | None = None,
     data: UserData | None = None,
+    snapshots: int | None = None,
 ) -> TrainResult:
     """Train ``recipe`` and write the checkpoint to ``out``; ``resume`` continues from it.
 
@@ -247,7 +249,8 @@ def train(
     early at that step, checkpointed, as an interruption would; a later ``resume`` finishes it
     exactly as an unbroken run would have. ``data``: train on the user's pairs
     (``model.tasks.user_data``) instead of the recipe's tasks, with a vocabulary built from them,
-    and measure exact match on its held-out pairs.
+    and measure exact match on its held-out pairs. ``snapshots``: keep that many evenly spaced
+    snapshots of the weights in a replay file beside ``out`` (``model.tasks.replay``).
     """
     place = from_environment()  # several processes under torchrun, or one
     if place.active and recipe.batch_size % place.world:
@@ -278,6 +281,11 @@ def train(
     elif init is not None:
         origin = initialise_from(init, model)
         say(f"starting from the weights of {init} ({origin['steps_done']} steps of {origin['recipe_name']})")
+    recorder = None
+    if snapshots is not None and place.main:
+        recorder = replay_recorder(recipe, out, snapshots, resume)
+        if recorder.wants(start_step):
+            recorder.take(model, start_step, None, None)
     model.train()
     # the module that is stepped: the model itself, or its DistributedDataParallel wrapper (which
     # also gives every process rank 0's weights to start from)
@@ -298,6 +306,8 @@ def train(
         bar.update(step + 1, loss, accuracy, recipe.learning_rate(step))
         done = step + 1
         if place.main:  # the other processes only train
+            if recorder is not None and recorder.wants(done):
+                recorder.take(model, done, loss, accuracy)
             if done % recipe.eval_every == 0 and done < recipe.steps:
                 report = measure(model, tokenizer, recipe, recipe.eval_n, done, data)
                 history.append(
@@ -311,6 +321,8 @@ def train(
                 elapsed = elapsed_before + time.perf_counter() - started
                 info = training_info(recipe, recipe_name, done, elapsed, history, None, origin, data)
                 save(out, model, optimizer, tokenizer, info, done, history, elapsed)
+                if recorder is not None:
+                    recorder.write(model, tokenizer, info)
         if done == stop_after and done < recipe.steps:
             break
     interrupted = stop_after is not None and stop_after < recipe.steps
@@ -329,8 +341,21 @@ def train(
     report = measure(model, tokenizer, recipe, recipe.final_eval_n, 10_000 + recipe.seed, data)
     info = training_info(recipe, recipe_name, recipe.steps, elapsed, history, report, origin, data)
     save(out, model, optimizer, tokenizer, info, recipe.steps, history, elapsed)
+    if recorder is not None:
+        recorder.write(model, tokenizer, info)
+        say(f"wrote {len(recorder.snapshots)} snapshots to {recorder.path}")
     finish(place)
     return TrainResult(out, recipe.steps, report, elapsed, history)
+
+
+def replay_recorder(recipe: TrainRecipe, out: Path, count: int, resume: bool) -> Recorder:
+    """The recorder of ``count`` snapshots; on ``resume``, with those the run took before."""
+    if recipe.family != "transformer":
+        raise ValueError("replays hold Transformers; this recipe trains an RNN")
+    recorder = Recorder(replay_path(out), snapshot_steps(recipe.steps, count))
+    if resume and recorder.path.exists():
+        recorder.resume_from(read_replay(recorder.path))
+    return recorder
 
 
 def measure(model, tokenizer, recipe: TrainRecipe, n: int, seed: int, data: UserData | None) -> EvalReport:
