@@ -191,9 +191,14 @@ class HeadsPanel(ConceptPanel):
             if snapshot is None or not snapshot.steps:
                 return "no_source"
             # with what-ifs on, the output shown is not the model's as trained: keep the last
-            # reference measured rather than measure the changed output
-            if snapshot.interventions.active and self.job_key is not None and self.job_key[1] == "source":
-                return self.job_key
+            # reference measured for this source rather than measure the changed output
+            last = self.job_key
+            if (
+                snapshot.interventions.active
+                and last is not None
+                and last[1:3] == ("source", snapshot.source)
+            ):
+                return last
             return ("heads", "source", snapshot.source, tuple(s.token_id for s in snapshot.steps))
         if not self.session.sources_run:
             return "no_history"
