@@ -10,16 +10,15 @@ another step shown, or the window closing).
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox
 
 from model.attribution.methods import METHODS, Attribution, AttributionSettings, Cancelled, attribute
 from visualizer.panels.attribution_text import ATTRIBUTION
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.jobs import PanelJobs, Stopped
 from visualizer.panels.registry import TITLES
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
 
@@ -27,11 +26,6 @@ LABEL_COLOR = "#dddddd"
 DIVERGING = "CET-D1"  # blue (against) – white – red (for): signed scores and correlations
 AGREEMENT_METHODS = ("rollout", "gradient_x_input", "integrated_gradients", "occlusion")
 SEPARATOR_COLOR = "#ffb300"
-
-
-@dataclass(frozen=True)
-class Stopped:
-    """A job that was asked to stop before it finished."""
 
 
 def attribution_job(
@@ -62,19 +56,6 @@ def attribution_job(
             return Stopped()
 
     return job
-
-
-class KeptResults(OrderedDict):
-    """A page's slow answers for the loaded model, the most recent ``LIMIT`` of them: the
-    session keeps only its latest answers, and these cost up to seconds to compute again."""
-
-    LIMIT = 16
-
-    def remember(self, key: tuple, value) -> None:
-        self.pop(key, None)
-        self[key] = value
-        while len(self) > self.LIMIT:
-            self.popitem(last=False)
 
 
 def scaled_rows(result: Attribution, step: int) -> np.ndarray:
@@ -108,10 +89,8 @@ class AttributionPanel(ConceptPanel):
         self.occlusion = QComboBox()
         self.baseline = QComboBox()
         self.stop_button, self.run_button = QPushButton(), QPushButton()
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 100)
-        self.progress.setMaximumWidth(160)
-        self.progress.hide()
+        self.jobs = PanelJobs(session)
+        self.progress = self.jobs.progress
         for widget in (
             self.ig_label,
             self.ig_points,
@@ -152,11 +131,7 @@ class AttributionPanel(ConceptPanel):
         self.baseline.currentIndexChanged.connect(self.on_state_changed)
         self.stop_button.clicked.connect(self.stop)
         self.run_button.clicked.connect(self.run_again)
-        self.subscriptions.add(session.compute_progress, self.on_progress)
-        self.stops: dict[tuple, threading.Event] = {}  # the jobs asked for and not answered yet
-        self.user_stopped: set[tuple] = set()  # stopped by the Stop button: not asked again by itself
-        self.job_key: tuple | None = None
-        self.kept = KeptResults()  # answers kept here too: the session forgets its oldest
+        self.subscriptions.add(session.compute_progress, self.jobs.on_progress)
         self.result: Attribution | None = None
         self.shown_step = -1
         self.shown_rows: np.ndarray | None = None  # [methods, tokens] what the top map shows
@@ -226,69 +201,44 @@ class AttributionPanel(ConceptPanel):
             self.status.setText(self.text("no_step"))
             self.progress.hide()
             return
-        self.cancel_others(key)
-        self.job_key = key
-        value = self.session.computed.get(key, self.kept.get(key))
-        if isinstance(value, Stopped) and key not in self.user_stopped:
-            del self.session.computed[key]  # stopped because the user moved on: ask again
-            value = None
+        value = self.jobs.answer(key)
         if value is None:
-            if not self.session.is_computing(key) and key not in self.session.failed:
-                self.stops[key] = threading.Event()
-                self.session.compute(
-                    key, attribution_job(key[1], key[2], key[3], key[4], key[5], self.stops[key])
-                )
-                self.progress.setValue(0)
-            computing = self.session.is_computing(key)
-            self.progress.setVisible(computing)
+            computing = self.jobs.ask(
+                key, lambda stop: attribution_job(key[1], key[2], key[3], key[4], key[5], stop)
+            )
             self.stop_button.setEnabled(computing)
             self.run_button.setEnabled(False)
             if computing:
                 self.status.setText(self.text("computing", step=key[3] + 1))
             return
-        self.stops.pop(key, None)
-        self.progress.hide()
+        self.jobs.arrived(key, value)
         self.stop_button.setEnabled(False)
         self.run_button.setEnabled(True)
         if isinstance(value, Stopped):
             self.status.setText(self.text("stopped", step=key[3] + 1))
             return
-        self.keep(key, value)
         self.result = value
         self.draw(value, key[3])
 
-    def keep(self, key: tuple, value) -> None:
-        self.kept.remember(key, value)
+    @property
+    def job_key(self) -> tuple | None:
+        return self.jobs.key
+
+    @property
+    def stops(self) -> dict:
+        return self.jobs.stops
 
     def on_model_changed(self, model) -> None:
-        if hasattr(self, "kept"):
-            self.kept.clear()
+        if hasattr(self, "jobs"):
+            self.jobs.forget()
         super().on_model_changed(model)
 
-    def cancel_others(self, key: tuple) -> None:
-        """A job for another step or other settings is no longer wanted: let it stop."""
-        for other, event in list(self.stops.items()):
-            if other != key:
-                event.set()
-                del self.stops[other]
-
     def stop(self) -> None:
-        if self.job_key is not None and self.job_key in self.stops:
-            self.user_stopped.add(self.job_key)
-            self.stops.pop(self.job_key).set()
+        self.jobs.stop()
 
     def run_again(self) -> None:
-        if self.job_key is None:
-            return
-        self.user_stopped.discard(self.job_key)
-        self.session.computed.pop(self.job_key, None)
+        self.jobs.again()
         self.on_state_changed()
-
-    def on_progress(self, key, fraction: float, stage: str) -> None:
-        if key == self.job_key:
-            self.progress.setValue(round(fraction * 100))
-            self.progress.setFormat(f"%p% {stage}")
-            self.progress.setToolTip(stage)
 
     # -- drawing ------------------------------------------------------------------------------
     def draw(self, result: Attribution, step: int) -> None:
@@ -395,6 +345,5 @@ class AttributionPanel(ConceptPanel):
                 return
 
     def detach(self) -> None:
-        for event in self.stops.values():
-            event.set()  # a closed page wants nothing more
+        self.jobs.close()
         super().detach()

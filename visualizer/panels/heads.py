@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSlider, QSpinBox
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox
 
 from model.attribution.heads import (
     HeadImportance,
@@ -26,9 +26,9 @@ from model.attribution.heads import (
     tasks_of,
 )
 from model.attribution.methods import Cancelled
-from visualizer.panels.attribution import KeptResults, Stopped
 from visualizer.panels.attribution_text import HEADS
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.jobs import PanelJobs, Stopped
 from visualizer.panels.registry import TITLES
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
@@ -89,10 +89,8 @@ class HeadsPanel(ConceptPanel):
             QPushButton(),
             QPushButton(),
         )
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 100)
-        self.progress.setMaximumWidth(160)
-        self.progress.hide()
+        self.jobs = PanelJobs(session)
+        self.progress = self.jobs.progress
         for widget in (self.sample_label, self.sample, self.n_label, self.n, self.measure_button):
             controls.addWidget(widget)
         controls.addStretch(1)
@@ -131,11 +129,7 @@ class HeadsPanel(ConceptPanel):
         self.slider.valueChanged.connect(self.on_slider)
         self.canvas.scene().sigMouseMoved.connect(self.on_mouse_moved)
         self.canvas.scene().sigMouseClicked.connect(self.on_mouse_clicked)
-        self.subscriptions.add(session.compute_progress, self.on_progress)
-        self.stops: dict[tuple, threading.Event] = {}
-        self.user_stopped: set[tuple] = set()
-        self.job_key: tuple | None = None
-        self.kept = KeptResults()  # measurements of this model (the session forgets its oldest)
+        self.subscriptions.add(session.compute_progress, self.jobs.on_progress)
         self.result: HeadImportance | None = None
         self.controls_built = True
         self.on_language_changed(session.language)
@@ -175,7 +169,7 @@ class HeadsPanel(ConceptPanel):
     def on_model_changed(self, model) -> None:
         if getattr(self, "controls_built", False):
             self.result = None
-            self.kept.clear()
+            self.jobs.forget()
             self.fill_samples(keep=False)
         super().on_model_changed(model)
 
@@ -216,64 +210,41 @@ class HeadsPanel(ConceptPanel):
         if isinstance(key, str):
             self.status.setText(self.text(key))
             return
-        for other, event in list(self.stops.items()):  # another measurement is no longer wanted
-            if other != key:
-                event.set()
-                del self.stops[other]
-        self.job_key = key
-        value = self.session.computed.get(key, self.kept.get(key))
-        if isinstance(value, Stopped) and key not in self.user_stopped:
-            del self.session.computed[key]
-            value = None
+        value = self.jobs.answer(key)
         if value is None:
-            if not self.session.is_computing(key) and key not in self.session.failed:
-                self.start(key)
-            computing = self.session.is_computing(key)
-            self.progress.setVisible(computing)
+            computing = self.jobs.ask(key, lambda stop: self.job(key, stop))
             self.stop_button.setEnabled(computing)
             if computing:
                 n = key[2] if key[1] == "tasks" else (1 if key[1] == "source" else len(key[2]))
                 self.status.setText(self.text("measuring", n=n))
             return
-        self.stops.pop(key, None)
-        self.progress.hide()
+        self.jobs.arrived(key, value)
         self.stop_button.setEnabled(False)
         if isinstance(value, Stopped):
             self.status.setText(self.text("stopped"))
             return
-        self.kept.remember(key, value)
         self.result = value
         self.draw(value)
 
-    def start(self, key: tuple) -> None:
-        snapshot = self.session.snapshot
-        stop = self.stops[key] = threading.Event()
-        written = tuple(s.token_id for s in snapshot.steps) if snapshot is not None else ()
-        source = snapshot.source if snapshot is not None else ""
-        n = key[2] if key[1] == "tasks" else 0
-        history = key[2] if key[1] == "history" else ()
-        if key[1] == "source":
-            source, written = key[2], key[3]
-        self.progress.setValue(0)
-        self.session.compute(key, importance_job(key[1], n, source, written, history, stop))
+    @property
+    def job_key(self) -> tuple | None:
+        return self.jobs.key
+
+    def job(self, key: tuple, stop: threading.Event):
+        """The worker's job for ``key`` (a measurement wanted by ``wanted_key``)."""
+        mode = key[1]
+        n = key[2] if mode == "tasks" else 0
+        history = key[2] if mode == "history" else ()
+        source, written = (key[2], key[3]) if mode == "source" else ("", ())
+        return importance_job(mode, n, source, written, history, stop)
 
     def measure(self) -> None:
         """Measure again (after Stop, or on a fresh history)."""
-        if self.job_key is not None:
-            self.user_stopped.discard(self.job_key)
-            if isinstance(self.session.computed.get(self.job_key), Stopped):
-                del self.session.computed[self.job_key]
+        self.jobs.again()
         self.on_state_changed()
 
     def stop(self) -> None:
-        if self.job_key is not None and self.job_key in self.stops:
-            self.user_stopped.add(self.job_key)
-            self.stops.pop(self.job_key).set()
-
-    def on_progress(self, key, fraction: float, stage: str) -> None:
-        if key == self.job_key:
-            self.progress.setValue(round(fraction * 100))
-            self.progress.setToolTip(stage)
+        self.jobs.stop()
 
     # -- the live model's zeroed heads ------------------------------------------------------------
     def restore(self) -> None:
@@ -405,6 +376,5 @@ class HeadsPanel(ConceptPanel):
             self.session.toggle_zeroed_head(*head)
 
     def detach(self) -> None:
-        for event in self.stops.values():
-            event.set()
+        self.jobs.close()
         super().detach()
