@@ -131,6 +131,7 @@ class HeadsPanel(ConceptPanel):
         self.canvas.scene().sigMouseClicked.connect(self.on_mouse_clicked)
         self.subscriptions.add(session.compute_progress, self.jobs.on_progress)
         self.result: HeadImportance | None = None
+        self.drawn: tuple | None = None  # what the maps were last drawn for
         self.controls_built = True
         self.on_language_changed(session.language)
 
@@ -292,6 +293,12 @@ class HeadsPanel(ConceptPanel):
         self.canvas.ci.layout.setRowStretchFactor(1, 2)
 
     def draw(self, result: HeadImportance) -> None:
+        # the maps change only with the measurement, the zeroed heads, the language or colours:
+        # a step of the generation redraws nothing here (each number is a TextItem, ~1 ms each)
+        shown = (self.session.interventions.zeroed_heads, self.session.language, self.session.colormap)
+        if self.drawn is not None and self.drawn[0] is result and self.drawn[1:] == shown:
+            return
+        self.drawn = (result, *shown)
         self.layout_for(result)
         top = max(float(max(result.ll_drop[k].max() for k in result.kinds)), 1e-9)
         zeroed = self.session.interventions.zeroed_heads
