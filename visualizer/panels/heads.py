@@ -26,6 +26,7 @@ from model.attribution.heads import (
     tasks_of,
 )
 from model.attribution.methods import Cancelled
+from visualizer.i18n import tr
 from visualizer.panels.attribution_text import HEADS
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
@@ -313,7 +314,9 @@ class HeadsPanel(ConceptPanel):
             layers, heads = drops.shape
             cell.set_ticks([f"L{i + 1}" for i in range(layers)], [f"H{i + 1}" for i in range(heads)])
             cell.plot.setTitle(
-                self.text("map_title", kind=result.titles[kind]), color=LABEL_COLOR, size="9pt"
+                self.text("map_title", kind=tr(result.titles[kind], self.session.language)),
+                color=LABEL_COLOR,
+                size="9pt",
             )
             if layers * heads <= MAX_LABELLED_CELLS:
                 for layer in range(layers):
@@ -369,7 +372,7 @@ class HeadsPanel(ConceptPanel):
         self.hover.setText(
             self.text(
                 "hover",
-                kind=self.result.titles[kind],
+                kind=tr(self.result.titles[kind], self.session.language),
                 layer=layer + 1,
                 head=index + 1,
                 drop=float(self.result.ll_drop[kind][layer, index]),
