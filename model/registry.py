@@ -53,6 +53,13 @@ FAMILIES: list[FamilyEntry] = [
         "model.rnn.checkpoint:load_rnn_checkpoint",
     ),
     FamilyEntry(
+        "replay",
+        "an attnviz replay (.replay.safetensors, from attnviz train --snapshots or the Train page): "
+        "its last snapshot",
+        "model.tasks.replay:recognises",
+        "model.tasks.replay:open_last_snapshot",
+    ),
+    FamilyEntry(
         "transformer",
         "an attnviz Transformer checkpoint (.safetensors, or a legacy .pt/.pth read without code)",
         "model.transformer.checkpoint:recognises",

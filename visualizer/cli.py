@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
             "attribution",
             "heads",
             "logit_lens",
+            "train",
         ),
         help="page to show: the attention grid or a concept panel",
     )
@@ -161,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", type=Path, help="also write the report as JSON")
     bench.add_argument(
         "--only",
-        choices=("steps", "paint", "responsiveness", "attribution", "startup"),
+        choices=("steps", "paint", "responsiveness", "attribution", "startup", "training"),
         action="append",
         help="run only this part (repeats)",
     )

@@ -96,6 +96,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
             (session.acted, self.on_acted),
             (session.snapshot_changed, self.on_snapshot_changed),
             (session.compare_requested, self.compare_with),
+            (session.page_requested, self.show_panel),
         )
         self.hover_source: str | None = None  # the source the hover readout was read from
         self.restore_settings()

@@ -71,6 +71,7 @@ class Session:
         self.language_changed = Signal()  # (language) "en" or "zh"
         self.acted = Signal()  # () the user asked for something: earlier messages are stale
         self.compare_requested = Signal()  # (Path) a panel asks the window to step this model beside
+        self.page_requested = Signal()  # (key) a panel asks the window to bring a page to the front
 
         self.model: ModelInfo | None = None
         self.snapshot: GenerationSnapshot | None = None

@@ -20,11 +20,10 @@ from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save_file
 
 from model.core.errors import CheckpointError, one_line
+from model.core.header import MAX_HEADER_BYTES, METADATA_KEY  # noqa: F401 (re-exported: where readers look)
 from model.core.tokenizer import CharTokenizer
 
-METADATA_KEY = "attnviz"  # the safetensors metadata key that holds our JSON header
 MAX_FILE_BYTES = 2 * 1024**3
-MAX_HEADER_BYTES = 16 * 1024**2
 SAFETENSORS_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 MAX_WEIGHT = 1e4  # trained weights stay within a few units; far larger ones overflow float32 attention
 

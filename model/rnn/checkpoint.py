@@ -10,18 +10,15 @@ name, shape, dtype, finiteness and magnitude, then one forward pass.
 
 from __future__ import annotations
 
-import json
-import struct
 from pathlib import Path
 
 import torch
 
 from model.core.devices import resolve_device
 from model.core.errors import CheckpointError, one_line
+from model.core.header import attnviz_header
 from model.core.tokenizer import CharTokenizer
 from model.core.weights_file import (
-    MAX_HEADER_BYTES,
-    METADATA_KEY,
     check_tensors,
     parse_safetensors,
     parse_vocabulary_and_info,
@@ -58,21 +55,8 @@ def save_rnn_checkpoint(
 def recognises(path: Path) -> bool:
     """An RNN checkpoint: a safetensors file whose attnviz header says ``"family": "rnn"``.
     Reads the header only; anything unreadable is left to the other families."""
-    try:
-        if not path.is_file():
-            return False
-        with open(path, "rb") as file:
-            prefix = file.read(8)
-            if len(prefix) < 8:
-                return False
-            (length,) = struct.unpack("<Q", prefix)
-            if length > MAX_HEADER_BYTES:
-                return False
-            header = json.loads(file.read(length).decode("utf-8"))
-        ours = json.loads(header["__metadata__"][METADATA_KEY])
-        return isinstance(ours, dict) and ours.get("family") == FAMILY
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
-        return False
+    header = attnviz_header(path)
+    return header is not None and header.get("family") == FAMILY and header.get("kind") != "replay"
 
 
 def parse_header(header: object) -> tuple[RNNConfig, CharTokenizer, dict]:

@@ -26,6 +26,7 @@ import torch
 
 from model.core.devices import resolve_device
 from model.core.errors import CheckpointError
+from model.core.header import attnviz_header
 from model.core.tokenizer import CharTokenizer
 from model.core.weights_file import check_tensors, parse_safetensors, read_file, write_checkpoint
 from model.transformer.checkpoint import (
@@ -133,6 +134,18 @@ class Replay:
         return build(
             self.path, empty_model(config), tokenizer, info, self.tensors[index], torch_device, notice
         )
+
+
+def recognises(path: Path) -> bool:
+    """A replay file (reads the header only)."""
+    header = attnviz_header(path)
+    return header is not None and header.get("kind") == KIND
+
+
+def open_last_snapshot(path: str | Path, device: str = "auto") -> TransformerFamily:
+    """A replay opened as a model: its last snapshot (the Train page shows the others)."""
+    replay = read_replay(path)
+    return replay.family(len(replay.snapshots) - 1, device)
 
 
 def read_replay(path: str | Path) -> Replay:

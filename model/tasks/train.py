@@ -57,7 +57,9 @@ def draw_training_examples(recipe: TrainRecipe, rng: random.Random) -> list[Exam
     examples = []
     for task in rng.choices(recipe.tasks, weights=recipe.task_weights, k=recipe.batch_size):
         length = None
-        if task in TEXT_TASKS and rng.random() < recipe.long_bias:
+        if task in TEXT_TASKS and recipe.min_length is not None:
+            length = rng.randint(recipe.min_length, recipe.max_length or MAX_INPUT_LEN)
+        elif task in TEXT_TASKS and rng.random() < recipe.long_bias:
             length = rng.randint(MAX_INPUT_LEN // 2, MAX_INPUT_LEN)
         examples.append(make_example(task, rng, length=length))
     return examples
@@ -148,7 +150,9 @@ def train(
             data.draw(recipe.batch_size, rng) if data is not None else draw_training_examples(recipe, rng)
         )
         optimizer.zero_grad(set_to_none=True)
-        loss, accuracy = accumulate_gradients(stepped, tokenizer, examples, recipe, torch_device, place)
+        loss, accuracy, _exact = accumulate_gradients(
+            stepped, tokenizer, examples, recipe, torch_device, place
+        )
         torch.nn.utils.clip_grad_norm_(model.parameters(), recipe.grad_clip)
         optimizer.step()
         bar.update(step + 1, loss, accuracy, recipe.learning_rate(step))
@@ -210,7 +214,7 @@ def measure(model, tokenizer, recipe: TrainRecipe, n: int, seed: int, data: User
     """Held-out exact match: n fresh examples per task, or the first n of the user's held-out pairs."""
     if data is not None:
         return evaluate_pairs(model, tokenizer, data.held_out[:n], DATA_TASK)
-    return evaluate(model, tokenizer, n, seed=seed)
+    return evaluate(model, tokenizer, n, seed=seed, tasks=recipe.tasks)
 
 
 def length_groups(pairs: list[TrainingPair], groups: int) -> list[list[TrainingPair]]:
@@ -251,11 +255,13 @@ def accumulate_gradients(
     recipe: TrainRecipe,
     device,
     place: Distributed = SINGLE,
-) -> tuple[float, float]:
-    """Backpropagate the batch's mean token loss, part by part; returns (loss, token accuracy)
-    of the whole batch. Under torchrun ``model`` is the DistributedDataParallel wrapper and this
-    process takes its share of ``examples``: the gradients are summed over the processes once,
-    at the last part's backward pass (every process cuts its share into as many parts)."""
+) -> tuple[float, float, float]:
+    """Backpropagate the batch's mean token loss, part by part; returns the whole batch's loss,
+    token accuracy and exact match (the share of rows whose every token the model ranks first,
+    i.e. that greedy decoding would write whole; weighted as the tokens are). Under torchrun
+    ``model`` is the DistributedDataParallel wrapper and this process takes its share of
+    ``examples``: the gradients are summed over the processes once, at the last part's
+    backward pass (every process cuts its share into as many parts)."""
     parts = []
     pairs = training_pairs(place.shard(examples), recipe.expected_answers)
     for part in length_groups(pairs, recipe.length_groups):
@@ -265,15 +271,20 @@ def accumulate_gradients(
     # every token counts with its answer's weight: the mean over the batch's (expected) tokens
     local_tokens = sum(float(((b.tgt_out != tokenizer.pad_id) * w[:, None]).sum()) for b, w in parts)
     n_tokens = place.total(local_tokens)
-    total_loss, n_correct = 0.0, 0.0
+    n_rows = place.total(sum(float(w.sum()) for _, w in parts))
+    total_loss, n_correct, n_exact = 0.0, 0.0, 0.0
     for index, (batch, weights) in enumerate(parts):
         last = index == len(parts) - 1
         synced = nullcontext() if not place.active or last else model.no_sync()
         with synced:
-            loss, correct = backward_part(model, tokenizer, batch, weights, recipe, n_tokens, place.world)
+            loss, correct, exact = backward_part(
+                model, tokenizer, batch, weights, recipe, n_tokens, place.world
+            )
         total_loss += loss
         n_correct += correct
-    return place.total(total_loss), place.total(n_correct) / max(n_tokens, 1e-9)
+        n_exact += exact
+    accuracy = place.total(n_correct) / max(n_tokens, 1e-9)
+    return place.total(total_loss), accuracy, place.total(n_exact) / max(n_rows, 1e-9)
 
 
 def backward_part(
@@ -284,8 +295,9 @@ def backward_part(
     recipe: TrainRecipe,
     n_tokens: float,
     world: int,
-) -> tuple[float, float]:
-    """One part's forward and backward pass: its share of the batch's loss, its correct tokens."""
+) -> tuple[float, float, float]:
+    """One part's forward and backward pass: its share of the batch's loss, its correct tokens
+    and its exactly right rows (each weighted)."""
     logits = model(batch.src, batch.tgt_in, batch.src_pad, batch.tgt_pad)  # (B, T, V)
     token_loss = F.cross_entropy(
         logits.transpose(1, 2),
@@ -298,7 +310,9 @@ def backward_part(
     # DistributedDataParallel averages the processes' gradients: × world makes it their sum
     (loss * world).backward()
     real = batch.tgt_out != tokenizer.pad_id
-    return loss.item(), float((((logits.argmax(-1) == batch.tgt_out) & real) * weights[:, None]).sum())
+    right = logits.argmax(-1) == batch.tgt_out  # (B, T)
+    exact = (right | ~real).all(1)  # (B,)
+    return loss.item(), float(((right & real) * weights[:, None]).sum()), float((exact * weights).sum())
 
 
 def build_model(config: TransformerConfig | RNNConfig, tokenizer: CharTokenizer) -> Transformer | RNNSeq2Seq:

@@ -161,7 +161,7 @@ def test_expected_answers_train_every_answer_weighted_by_its_probability(tiny_ch
     # the loss is each answer's token loss weighted by its probability, over the weighted tokens
     model, tokenizer = tiny_checkpoint.model, tiny_checkpoint.tokenizer
     recipe = recipe_from_args("tiny", {"expected_answers": True, "length_groups": 3})
-    loss, _ = accumulate_gradients(model, tokenizer, examples, recipe, "cpu")
+    loss, _, _ = accumulate_gradients(model, tokenizer, examples, recipe, "cpu")
     model.zero_grad(set_to_none=True)
     logprobs = sequence_logprobs(model, tokenizer, [p.source for p in every], [p.target for p in every])
     tokens = [len(p.target) + 1 for p in every]  # each answer and <eos>

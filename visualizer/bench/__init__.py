@@ -19,7 +19,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-PARTS = ("steps", "paint", "responsiveness", "attribution", "startup")
+PARTS = ("steps", "paint", "responsiveness", "attribution", "startup", "training")
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,9 @@ BUDGETS = (
     Budget(
         "attribution_ig_ms", 1000.0, "integrated gradients (32 points, doubled until complete) for one step"
     ),
+    Budget("anti_diagonal_s", 60.0, "the Train page's tiny run shows reverse:'s anti-diagonal this soon"),
+    Budget("held_out_95_s", 120.0, "the tiny run reaches 95 % held-out exact match this soon"),
+    Budget("training_loop_gap_ms", 100.0, "the GUI thread never stalls longer while training on every core"),
     Budget("startup_s", 1.5, "a fresh start to the painted window"),
     Budget("ready_s", 3.0, "a fresh start to the first step possible"),
 )
@@ -193,12 +196,23 @@ def measure_startup(quick: bool, progress, unavailable: dict[str, str]) -> dict[
     return measure_startup(quick)
 
 
+def measure_training(quick: bool, progress, unavailable: dict[str, str]) -> dict[str, float]:
+    from visualizer.bench.training import measure_training
+
+    progress("training: the Train page's tiny run on reverse:, in the window, on every core")
+    if quick:
+        unavailable["held_out_95_s"] = "not measured with --quick (600 steps)"
+    with quiet_offscreen_notices():
+        return measure_training(quick)
+
+
 MEASURES = {
     "steps": measure_steps,
     "paint": measure_paint,
     "responsiveness": measure_responsiveness,
     "attribution": measure_attribution,
     "startup": measure_startup,
+    "training": measure_training,
 }
 
 

@@ -148,6 +148,7 @@ PANELS: tuple[PanelEntry, ...] = (
     PanelEntry(
         "logit_lens", {"en": "Logit lens", "zh": "逻辑透镜"}, "logit_lens:LogitLensPanel", needs_logit_lens
     ),
+    PanelEntry("train", {"en": "Train", "zh": "训练"}, "train:TrainPanel"),
 )
 PANEL_KEYS = tuple(entry.key for entry in PANELS)
 TITLES = {entry.key: entry.titles for entry in PANELS}
