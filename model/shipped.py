@@ -19,6 +19,9 @@ RNN_CHECKPOINT_NAMES = {
     "scaled_dot": "rnn-scaled-dot.safetensors",
 }
 CURVES_FOLDER = "curves"
+# a replay of the Train page's tiny run on reverse: (16 snapshots, steps 0-1,500; README
+# "Watch attention being learned" gives the command that made it)
+REPLAY_NAME = "reverse-tiny.replay.safetensors"
 
 
 def assets_path(name: str) -> Path:
@@ -43,6 +46,11 @@ def default_checkpoint_path() -> Path:
 def rnn_checkpoint_path(score: str) -> Path:
     """The shipped RNN with this score function (``none``, ``additive``, ``scaled_dot``)."""
     return assets_path(RNN_CHECKPOINT_NAMES[score])
+
+
+def shipped_replay_path() -> Path:
+    """The shipped replay: attention forming while the tiny Transformer learns reverse:."""
+    return assets_path(REPLAY_NAME)
 
 
 def curve_paths() -> list[Path]:

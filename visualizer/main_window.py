@@ -112,6 +112,12 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         specs = {
             "open": ("&Open checkpoint…", QKeySequence.StandardKey.Open, self.open_dialog),
             "open_folder": ("Open &folder (Hugging Face model)…", "Ctrl+Shift+O", self.open_folder_dialog),
+            "open_replay": ("Open &replay…", "Ctrl+Shift+R", self.open_replay_dialog),
+            "shipped_replay": (
+                "&Watch attention form (shipped replay)",
+                "Ctrl+Shift+W",
+                self.open_shipped_replay,
+            ),
             "export_png": ("Export view as &PNG…", "Ctrl+E", self.export_png),
             "export_svg": ("Export view as &SVG…", "Ctrl+Shift+E", self.export_svg),
             "export_trace": ("Export &trace (.npz)…", "Ctrl+T", self.export_trace),
@@ -158,6 +164,9 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         file_menu.addAction(self.actions_by_name["open"])
         file_menu.addAction(self.actions_by_name["open_folder"])
         self.recent_menu = self.menu(file_menu, "Open &recent")
+        file_menu.addSeparator()
+        file_menu.addAction(self.actions_by_name["open_replay"])
+        file_menu.addAction(self.actions_by_name["shipped_replay"])
         file_menu.addSeparator()
         for name in ("export_png", "export_svg", "export_trace"):
             file_menu.addAction(self.actions_by_name[name])

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 RUN_IDS = itertools.count(1)
+REPLAY_FILTER = "Replays (*.replay.safetensors);;All files (*)"  # the file dialogs' filter
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,45 @@ from PySide6.QtWidgets import QFileDialog
 
 from visualizer.compare_page import ComparePage
 from visualizer.i18n import tr
+from visualizer.training_run import REPLAY_FILTER
 
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
 
 
 class OpeningMixin:
-    """File > Open, Open folder and Open recent; View > Compare and Stop comparing."""
+    """File > Open, Open folder, Open recent and the replays; View > Compare and Stop comparing."""
 
     def open_checkpoint(self, path: str | Path) -> None:
+        """Open a model; a replay file opens its last snapshot here and all of it on the Train page."""
+        from model.tasks.replay import recognises
+
+        if recognises(Path(path)):
+            self.open_replay(path)
         self.session.open_checkpoint(Path(path))
+
+    def train_panel(self):
+        """The Train page's panel (built now if it was not yet), or None if it cannot be built."""
+        page = next(page for page in self.panel_pages if page.entry.key == "train")
+        return page.panel
+
+    def open_replay(self, path: str | Path) -> bool:
+        """Show a replay's snapshots and curves on the Train page (brought to the front)."""
+        self.show_panel("train")
+        panel = self.train_panel()
+        return panel is not None and panel.open_replay(Path(path))
+
+    def open_replay_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, tr("Open replay", self.session.language), "", REPLAY_FILTER
+        )
+        if path:
+            self.open_replay(path)
+
+    def open_shipped_replay(self) -> None:
+        """The shipped replay: attention forming as the tiny Transformer learns reverse:."""
+        from model.shipped import shipped_replay_path
+
+        self.open_replay(shipped_replay_path())
 
     def compare_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(

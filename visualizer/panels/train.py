@@ -38,7 +38,7 @@ from visualizer.panels.jobs import KeptResults
 from visualizer.panels.registry import TITLES
 from visualizer.panels.train_text import TRAIN
 from visualizer.training_process import TrainingProcess
-from visualizer.training_run import TrainingRun
+from visualizer.training_run import REPLAY_FILTER, TrainingRun
 from visualizer.widgets.probe_view import ProbeView
 from visualizer.widgets.training_curves import TrainingCurves
 
@@ -52,8 +52,9 @@ DATA_TASKS = {
     "all_tasks": ("reverse,sort,date,pick", "full"),
 }
 DEFAULT_STEPS = {"tiny": 3000, "small": 4000, "shipped": 8000}
-REPLAY_FILTER = "Replays (*.replay.safetensors);;All files (*)"
 CURVE_REFRESH_MS = 200  # the curves redraw at most this often however fast steps arrive
+PLAY_MS = 700  # a snapshot shown this long while playing
+DIAGONAL_SHOWN = 0.5  # an anti-diagonal this strong picks the head shown (model.tasks.probe)
 
 
 class ProbeTracer(QObject):
@@ -100,16 +101,20 @@ class TrainPanel(ConceptPanel):
         self.traces.LIMIT = 256
         self.folders: list[Path] = []  # the runs' folders, removed when the page closes
         self.pairs_file: Path | None = None
+        self.head_chosen_by_user = False
+        self.diagonal_head: tuple[int, int] | None = None  # the head shown until one is clicked
         self.notice = ""  # the last thing done (saved a file), under the status
         self.words_built = False
         self.build_controls()
-        self.curves = TrainingCurves()
-        self.curves.setMinimumHeight(200)
-        self.outer.addWidget(self.curves, 2)
         self.build_snapshot_row()
+        views = QHBoxLayout()
+        self.curves = TrainingCurves()
+        self.curves.setMinimumSize(300, 380)
+        views.addWidget(self.curves, 2)
         self.probe_view = ProbeView(session.colormap)
-        self.probe_view.setMinimumHeight(260)
-        self.outer.addWidget(self.probe_view, 3)
+        self.probe_view.setMinimumSize(480, 380)
+        views.addWidget(self.probe_view, 3)
+        self.outer.addLayout(views, 1)
         self.output = QLabel()
         self.output.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.outer.addWidget(self.output)
@@ -120,14 +125,23 @@ class TrainPanel(ConceptPanel):
         self.process.state_changed.connect(self.on_process_state)
         self.process.failed.connect(self.on_failed)
         self.tracer.traced.connect(self.on_traced)
-        self.probe_view.head_chosen.connect(lambda *_: self.draw_probe())
+        self.probe_view.head_chosen.connect(self.on_head_clicked)
         self.subscriptions.add(session.view_changed, self.on_view_changed)
         shortcut = QShortcut(QKeySequence("Ctrl+Return"), self)
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut.activated.connect(self.train)
         self.words_built = True
         self.on_language_changed(session.language)
+        self.open_shipped_replay()
         self.update_buttons()
+
+    def open_shipped_replay(self) -> None:
+        """Until the user trains or opens something, the page shows the shipped replay (at its
+        last snapshot; Play replays it from the untrained model)."""
+        from model.shipped import shipped_replay_path
+
+        if shipped_replay_path().exists() and self.open_replay(shipped_replay_path()):
+            self.slider.setValue(self.slider.maximum())
 
     # -- construction ---------------------------------------------------------------------------
     def build_controls(self) -> None:
@@ -168,10 +182,12 @@ class TrainPanel(ConceptPanel):
             row.addWidget(widget)
         for name in ("train", "pause", "stop"):
             row.addWidget(self.buttons[name])
-        self.status = QLabel()
-        row.addWidget(self.status, 1)
+        row.addStretch(1)
         grid.addLayout(row, 1, 0)
         self.outer.addLayout(grid)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.outer.addWidget(self.status)
         self.family.currentIndexChanged.connect(self.on_family_changed)
         self.preset.currentIndexChanged.connect(self.on_preset_changed)
         self.data.activated.connect(self.on_data_chosen)
@@ -193,6 +209,12 @@ class TrainPanel(ConceptPanel):
         self.snapshot_label.setMinimumWidth(190)
         self.follow = QCheckBox()
         self.follow.setChecked(True)
+        self.play_button = QPushButton()
+        self.play_button.clicked.connect(self.toggle_play)
+        self.play_timer = QTimer(self)
+        self.play_timer.setInterval(PLAY_MS)
+        self.play_timer.timeout.connect(self.play_tick)
+        row.addWidget(self.play_button)
         row.addWidget(self.snapshot_label)
         row.addWidget(self.slider, 1)
         row.addWidget(self.follow)
@@ -215,8 +237,8 @@ class TrainPanel(ConceptPanel):
         self.outer.addLayout(probe_row)
 
     # -- words ------------------------------------------------------------------------------------
-    def text(self, name: str, **values) -> str:
-        words = TRAIN.get(self.session.language, TRAIN["en"])[name]
+    def text(self, which: str, **values) -> str:
+        words = TRAIN.get(self.session.language, TRAIN["en"])[which]
         return words.format(**values) if values else words
 
     def on_language_changed(self, language: str) -> None:
@@ -300,6 +322,7 @@ class TrainPanel(ConceptPanel):
         self.folders.append(folder)
         self.run = TrainingRun(folder.name, family=self.family.currentData() or "transformer")
         self.traces.clear()
+        self.diagonal_head = None
         self.failure.hide()
         self.notice = ""
         self.process.start(self.arguments(folder))
@@ -350,6 +373,8 @@ class TrainPanel(ConceptPanel):
                     first=run.snapshots[0].step,
                     last=run.snapshots[-1].step,
                 )
+                + " "
+                + self.text("replay_hint")
             )
         elif state == "running" and not run.steps:
             self.status.setText(self.text("starting"))
@@ -392,6 +417,8 @@ class TrainPanel(ConceptPanel):
         self.buttons["pause"].setText(self.text("resume" if state == "paused" else "pause"))
         self.buttons["stop"].setEnabled(state in ("running", "paused"))
         self.buttons["open_replay"].setEnabled(not going)
+        self.play_button.setText(self.text("pause_play" if self.play_timer.isActive() else "play"))
+        self.play_button.setEnabled(self.run is not None and len(self.run.snapshots) > 1)
         for name in ("save_checkpoint", "open_main", "compare"):
             self.buttons[name].setEnabled(has_snapshot)
         replay_ready = self.run is not None and self.run.replay_path is not None and self.run.replay is None
@@ -404,6 +431,23 @@ class TrainPanel(ConceptPanel):
         if self.run is None or not self.run.snapshots:
             return None
         return min(self.slider.value(), len(self.run.snapshots) - 1)
+
+    def toggle_play(self) -> None:
+        """Step through the snapshots (from the first, if the last is shown)."""
+        if self.play_timer.isActive():
+            self.play_timer.stop()
+        elif self.run is not None and len(self.run.snapshots) > 1:
+            if self.slider.value() >= self.slider.maximum():
+                self.slider.setValue(0)
+            self.play_timer.start()
+        self.update_buttons()
+
+    def play_tick(self) -> None:
+        if self.slider.value() >= self.slider.maximum():
+            self.play_timer.stop()
+            self.update_buttons()
+        else:
+            self.slider.setValue(self.slider.value() + 1)
 
     def on_slider(self, _value: int) -> None:
         self.show_snapshot_label()
@@ -446,6 +490,7 @@ class TrainPanel(ConceptPanel):
             return
         self.fill_kinds(trace.kinds)
         kind = self.kind.currentData() or trace.kinds[0]
+        self.choose_diagonal_head(trace, kind)
         self.probe_view.show_trace(trace, kind)
         layer, head = self.probe_view.chosen
         self.probe_view.set_title(self.text("head", kind=kind, layer=layer + 1, head=head + 1))
@@ -453,6 +498,22 @@ class TrainPanel(ConceptPanel):
         if not trace.finished:
             output = self.text("output_cut", output=output, length=len(trace.output_tokens))
         self.output.setText(self.text("output", step=step, output=output))
+
+    def choose_diagonal_head(self, trace, kind: str) -> None:
+        """Until the user clicks a head, show the one that draws the clearest anti-diagonal
+        (reversing), once there is one; then keep it, so that playing does not jump."""
+        if self.head_chosen_by_user or self.diagonal_head is not None or kind != "cross":
+            return
+        from model.tasks.probe import anti_diagonal
+
+        line = anti_diagonal(trace, kind)
+        if line.strength >= DIAGONAL_SHOWN:
+            self.diagonal_head = (line.layer, line.head)
+            self.probe_view.chosen = self.diagonal_head
+
+    def on_head_clicked(self, _layer: int, _head: int) -> None:
+        self.head_chosen_by_user = True
+        self.draw_probe()
 
     def fill_kinds(self, kinds: tuple[str, ...]) -> None:
         if tuple(self.kind.itemData(i) for i in range(self.kind.count())) == kinds:
@@ -493,6 +554,7 @@ class TrainPanel(ConceptPanel):
         self.failure.hide()
         self.run = TrainingRun.from_replay(replay)
         self.traces.clear()
+        self.diagonal_head = None
         self.slider.setRange(0, len(self.run.snapshots) - 1)
         self.slider.setValue(0)  # from the untrained model on: Play (or the slider) goes forward
         self.refresh()

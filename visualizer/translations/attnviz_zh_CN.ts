@@ -647,5 +647,17 @@
         <source>this model&apos;s decoder layers cannot be read through its output layer</source>
         <translation>这个模型的解码器各层不能经由其输出层读出</translation>
     </message>
+    <message>
+        <source>Open &amp;replay…</source>
+        <translation>打开回放(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>&amp;Watch attention form (shipped replay)</source>
+        <translation>观看注意力的形成（随附回放）(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Open replay</source>
+        <translation>打开回放</translation>
+    </message>
 </context>
 </TS>

@@ -35,7 +35,7 @@ class TrainingCurves(pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setBackground(BACKGROUND)
         self.loss_plot = self.addPlot(row=0, col=0)
-        self.exact_plot = self.addPlot(row=0, col=1)
+        self.exact_plot = self.addPlot(row=1, col=0)
         self.loss_plot.setLogMode(y=True)
         self.exact_plot.setYRange(0, 1, padding=0.02)
         for plot in (self.loss_plot, self.exact_plot):
