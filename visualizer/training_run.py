@@ -42,6 +42,7 @@ class TrainingRun:
     family: str = "transformer"
     seconds: float = 0.0
     rate: float = 0.0
+    threads: int = 0  # the training process's torch threads
     id: int = field(default_factory=lambda: next(RUN_IDS))
 
     # -- a live run, event by event ----------------------------------------------------------
@@ -50,6 +51,7 @@ class TrainingRun:
         name = event.get("event", "")
         if name == "started":
             self.total_steps = int(event.get("steps", 0))
+            self.threads = int(event.get("threads", 0))
         elif name == "step":
             self.steps.append(int(event["step"]))
             self.loss.append(number(event.get("loss")))

@@ -34,6 +34,8 @@ MPL_METRICS = {"mpl_paint_ms", "mpl_paint_512_ms", "vs_mpl"}
 RESPONSIVENESS_METRICS = {"loop_gap_ms"}
 ATTRIBUTION_METRICS = {"attribution_step_ms", "attribution_ig_ms", "attribution_ig_points"}
 STARTUP_METRICS = {"startup_s", "ready_s"}
+TRAINING_METRICS = {"training_loop_gap_ms", "training_steps_per_s"}
+TRAINING_REACHED = {"anti_diagonal_s", "held_out_95_s"}  # in 600 steps, or said unavailable
 
 
 def matplotlib_missing() -> bool:
@@ -53,6 +55,13 @@ def report(tmp_path_factory):
 
 def test_quick_bench_reports_every_metric_as_a_positive_number(report):
     expected = STEP_METRICS | PAINT_METRICS | RESPONSIVENESS_METRICS | ATTRIBUTION_METRICS | STARTUP_METRICS
+    expected |= TRAINING_METRICS
+    for name in TRAINING_REACHED:
+        if name in report["metrics"]:
+            expected.add(name)
+        else:
+            assert name in report["unavailable"]
+    assert "held_out_95_s" in report["unavailable"]  # --quick does not train long enough
     optional = {name: hf_available() is not None for name in PEER_METRICS}
     optional |= {name: matplotlib_missing() for name in MPL_METRICS}
     for name, missing in optional.items():

@@ -5,6 +5,7 @@ benchmark's job."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -36,3 +37,14 @@ def test_the_loop_watch_sees_a_stall_of_the_gui_thread(qtbot):
         qtbot.wait(60)
     assert watch.worst_ms >= 200
     assert any(isinstance(gap, int) and gap >= 200 for _, gap in watch.events)
+
+
+def test_the_loop_is_watched_while_the_train_page_trains_on_every_core(harness):
+    """What ``attnviz bench --only training`` measures (budget: 100 ms), on a short run."""
+    from visualizer.bench.training import train_and_watch
+
+    metrics = train_and_watch(harness.window, 40)
+    panel = harness.window.train_panel()
+    assert panel.process.state == "finished" and panel.run.steps[-1] == 40
+    assert metrics["training_loop_gap_ms"] > 0 and metrics["training_steps_per_s"] > 0
+    assert panel.run.threads == os.cpu_count()  # the training process uses every core

@@ -1,0 +1,230 @@
+"""The Train page in the real window, with its real training process: the run streams, the page
+shows the run's own numbers and the probe on each snapshot, pause/resume/stop work, no process
+outlives the page or the window, a crash is shown and the app goes on, replays open."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+
+from model.registry import open_model
+from model.shipped import default_checkpoint_path, shipped_replay_path
+from model.tasks.probe import trace_probe
+from model.tasks.replay import read_replay
+from model.transformer.checkpoint import load_checkpoint
+from visualizer.main_window import MainWindow
+from visualizer.panels.registry import PANEL_KEYS
+from visualizer.session import Session
+
+pytestmark = pytest.mark.slow  # starts training processes
+
+WAIT = 90_000
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def start(panel, qtbot, steps: int, every: int) -> None:
+    panel.steps.setValue(steps)
+    panel.every.setValue(every)
+    panel.train()
+    qtbot.waitUntil(lambda: panel.run is not None and len(panel.run.steps) >= 1, timeout=WAIT)
+
+
+def shown_probe_equals(panel, qtbot, index: int) -> None:
+    """The page shows snapshot ``index``'s probe: the large head equals the probe run directly."""
+    qtbot.waitUntil(lambda: panel.traces.get(panel.probe_key(index)) is not None, timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.probe_view.trace is panel.traces.get(panel.probe_key(index)), timeout=WAIT)
+    expected = trace_probe(panel.run.snapshot_model(index), panel.probe.text())
+    layer, head = panel.probe_view.chosen
+    kind = panel.kind.currentData()
+    np.testing.assert_allclose(panel.probe_view.shown_matrix(), expected.attention[kind][layer, head])
+    assert expected.output_text in panel.output.text()
+
+
+@pytest.fixture
+def train_page(harness):
+    harness.window.show_panel("train")
+    panel = harness.window.train_panel()
+    assert panel is not None
+    return panel
+
+
+def test_the_page_is_a_panel_and_opens_with_the_shipped_replay(train_page):
+    assert "train" in PANEL_KEYS
+    run = train_page.run
+    replay = read_replay(shipped_replay_path())
+    assert run.replay is not None and [s.step for s in run.snapshots] == [s.step for s in replay.snapshots]
+    assert train_page.slider.maximum() == len(replay.snapshots) - 1 == train_page.slider.value()
+    line = train_page.curves.loss_line  # drawn on a log axis: its data as given
+    steps, loss = line.xData, line.yData
+    np.testing.assert_array_equal(steps, [s.step for s in replay.snapshots[1:]])
+    np.testing.assert_allclose(loss, [s.loss for s in replay.snapshots[1:]])
+
+
+def test_a_live_run_streams_and_every_view_shows_its_own_numbers(harness, train_page, qtbot, tmp_path):
+    panel, session = train_page, harness.session
+    start(panel, qtbot, steps=60, every=20)
+    qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=WAIT)
+    run = panel.run
+    assert run.replay is None and run.steps == list(range(1, 61))
+    assert [s.step for s in run.snapshots] == [0, 20, 40, 60]
+    # the curves are the run's numbers
+    panel.draw_curves()
+    steps, loss = panel.curves.loss_line.xData, panel.curves.loss_line.yData
+    np.testing.assert_array_equal(steps, run.steps)
+    np.testing.assert_allclose(loss, run.loss)
+    held_steps, held = panel.curves.held_line.getData()
+    np.testing.assert_array_equal(held_steps, [0, 20, 40, 60])
+    np.testing.assert_allclose(held, [s.held_out for s in run.snapshots])
+    assert panel.curves.marks[0].value() == 60  # the shown snapshot, marked
+    assert "60" in panel.status.text()
+    # the probe on the newest snapshot, then on an earlier one chosen with the slider
+    shown_probe_equals(panel, qtbot, 3)
+    panel.slider.setValue(1)
+    shown_probe_equals(panel, qtbot, 1)
+    assert panel.curves.marks[0].value() == 20
+    # saved as a checkpoint: the snapshot's weights
+    saved = tmp_path / "mine.safetensors"
+    panel.save_checkpoint(saved)
+    mine, snapshot = load_checkpoint(saved, "cpu"), load_checkpoint(run.snapshots[1].path, "cpu")
+    for name, tensor in mine.model.state_dict().items():
+        np.testing.assert_array_equal(tensor.numpy(), snapshot.model.state_dict()[name].numpy())
+    panel.save_replay(tmp_path / "mine.replay.safetensors")
+    assert [s.step for s in read_replay(tmp_path / "mine.replay.safetensors").snapshots] == [0, 20, 40, 60]
+    # every view of the app pointed at the snapshot
+    panel.open_in_main_view()
+    qtbot.waitUntil(
+        lambda: session.model is not None and session.model.path == run.snapshots[1].path, timeout=WAIT
+    )
+    assert session.model.metadata["steps_done"] == 20
+    assert harness.window.pages.currentIndex() == 0  # the attention page in front
+    # compared with the shipped model
+    panel.compare_with(str(default_checkpoint_path()))
+    qtbot.waitUntil(lambda: harness.window.compare is not None, timeout=WAIT)
+    harness.window.stop_compare()
+
+
+def test_pause_resume_and_stop_and_no_process_is_left_behind(train_page, qtbot):
+    panel = train_page
+    start(panel, qtbot, steps=100_000, every=50)
+    pid = panel.process.process.processId()
+    panel.toggle_pause()
+    qtbot.waitUntil(lambda: panel.process.state == "paused", timeout=WAIT)
+    assert panel.buttons["pause"].text() == "Resume"
+    heard = len(panel.run.steps)
+    qtbot.wait(800)
+    assert len(panel.run.steps) == heard  # nothing trains while paused
+    panel.toggle_pause()
+    qtbot.waitUntil(lambda: len(panel.run.steps) >= heard + 3, timeout=WAIT)
+    assert panel.process.state == "running"
+    panel.process.stop()
+    qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=WAIT)
+    assert gone(pid)
+    last = panel.run.snapshots[-1]
+    assert last.step == panel.run.steps[-1] < 100_000  # the model trained so far, saved
+    assert "Stopped at step" in panel.status.text()
+    assert panel.buttons["train"].isEnabled() and not panel.buttons["stop"].isEnabled()
+
+
+def test_closing_the_window_mid_run_ends_the_training_process(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(Session(), settings=settings, remember=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.show_panel("train")
+    panel = window.train_panel()
+    start(panel, qtbot, steps=100_000, every=1000)
+    pid = panel.process.process.processId()
+    folders = list(panel.folders)
+    window.close()
+    assert gone(pid)
+    assert not any(folder.exists() for folder in folders)
+
+
+def test_a_crash_in_the_training_process_is_shown_and_the_app_keeps_working(
+    harness, train_page, qtbot, tmp_path
+):
+    panel, session = train_page, harness.session
+    bad = tmp_path / "pairs.tsv"
+    bad.write_text("no tab here\nnor here\n", encoding="utf-8")
+    panel.choose_pairs_file(bad)
+    assert "--data" in panel.arguments(tmp_path)
+    panel.train()
+    qtbot.waitUntil(lambda: panel.process.state == "failed", timeout=WAIT)
+    assert panel.failure.isVisible() and "pairs.tsv holds no source<TAB>target pairs" in panel.failure.text()
+    # killed from outside
+    panel.data.setCurrentIndex(0)
+    start(panel, qtbot, steps=100_000, every=1000)
+    os.kill(panel.process.process.processId(), signal.SIGKILL)
+    qtbot.waitUntil(lambda: panel.process.state == "failed", timeout=WAIT)
+    assert "ended unexpectedly" in panel.failure.text()
+    # the window goes on: the model steps, and a new run trains
+    before = len(session.snapshot.steps)
+    session.step_forward()
+    qtbot.waitUntil(lambda: len(session.snapshot.steps) == before + 1, timeout=WAIT)
+    start(panel, qtbot, steps=5, every=5)
+    qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=WAIT)
+    assert not panel.failure.isVisible()
+    assert [s.step for s in panel.run.snapshots] == [0, 5]
+
+
+def test_replays_open_from_the_file_menu_and_bad_files_are_refused(harness, train_page, qtbot, tmp_path):
+    panel, window, session = train_page, harness.window, harness.session
+    before = panel.run
+    assert not panel.open_replay(harness.session.model.path)  # a checkpoint, not a replay
+    assert "is not a replay" in panel.failure.text() and panel.run is before
+    broken = tmp_path / "broken.replay.safetensors"
+    broken.write_bytes(shipped_replay_path().read_bytes()[:5000])
+    assert not panel.open_replay(broken) and panel.run is before
+    # File > Open of a replay: the Train page shows it, the main view its last snapshot
+    window.open_checkpoint(shipped_replay_path())
+    assert window.pages.currentWidget().entry.key == "train"
+    assert panel.run is not before and panel.run.replay_path == shipped_replay_path()
+    qtbot.waitUntil(
+        lambda: session.model is not None and session.model.path == shipped_replay_path(), timeout=WAIT
+    )
+    assert session.model.metadata["replay_snapshot"] == len(panel.run.snapshots) - 1
+    # any snapshot of it, in the main view
+    panel.slider.setValue(2)
+    panel.open_in_main_view()
+    qtbot.waitUntil(
+        lambda: session.model.metadata.get("steps_done") == panel.run.snapshots[2].step, timeout=WAIT
+    )
+    assert open_model(session.model.path, "cpu").metadata["steps_done"] == panel.run.snapshots[2].step
+    # Play goes through the snapshots
+    panel.slider.setValue(panel.slider.maximum())
+    panel.toggle_play()
+    assert panel.play_timer.isActive() and panel.slider.value() == 0
+    qtbot.waitUntil(lambda: panel.slider.value() >= 2, timeout=WAIT)
+    panel.toggle_play()
+    assert not panel.play_timer.isActive()
+
+
+def test_the_pages_words_exist_in_both_languages_with_the_same_placeholders():
+    import string
+
+    from visualizer.panels.train_text import TRAIN
+
+    assert set(TRAIN["en"]) == set(TRAIN["zh"])
+    for name, english in TRAIN["en"].items():
+        fields = {f for _, f, _, _ in string.Formatter().parse(english) if f}
+        assert fields == {f for _, f, _, _ in string.Formatter().parse(TRAIN["zh"][name]) if f}, name
+
+
+def test_the_page_speaks_chinese(harness, train_page):
+    from visualizer.panels.train_text import TRAIN
+
+    harness.session.set_language("zh")
+    assert train_page.buttons["train"].text() == TRAIN["zh"]["train"]
+    assert train_page.explanation.text() == TRAIN["zh"]["explanation"]
+    assert TRAIN["zh"]["replay_hint"] in train_page.status.text()
