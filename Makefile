@@ -50,6 +50,7 @@ screenshots: $(STAMP)
 	$(BIN)/attnviz --checkpoint assets/rnn-additive.safetensors --text "reverse: Attention Is All You Need" --steps 35 --compare assets/default.safetensors --size 1440x900 --overwrite --screenshot docs/compare-rnn-transformer.png
 	$(BIN)/attnviz --text "reverse: attention" --steps 5 --view cross --panel attribution --size 1280x800 --overwrite --screenshot docs/panel-attribution.png
 	$(BIN)/attnviz --text "reverse: attention" --steps 5 --panel heads --size 1280x800 --overwrite --screenshot docs/panel-heads.png
+	$(BIN)/attnviz --text "reverse: attention" --panel train --size 1440x900 --overwrite --screenshot docs/panel-train.png
 	$(BIN)/attnviz --text "sort: 31415926" --steps 4 --panel logit_lens --size 1280x800 --overwrite --screenshot docs/panel-logit-lens.png
 	# a tiny RANDOM NLLB-shaped model built here (nothing can be downloaded): the app's views of a
 	# Hugging Face model, not what a trained one computes

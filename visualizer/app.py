@@ -157,6 +157,10 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
 
     def save() -> None:
         app.processEvents()
+        panel = getattr(window.pages.currentWidget(), "built_panel", None)
+        if getattr(panel, "pending", lambda: False)():  # a page still drawing from its own thread
+            QTimer.singleShot(100, save)
+            return
         if not window.grab().save(str(args.screenshot), "PNG"):
             errors.append(f"could not write {args.screenshot}")
             app.exit(2)

@@ -57,7 +57,7 @@ BUDGETS = (
     Budget("ready_s", 3.0, "a fresh start to the first step possible"),
 )
 
-UNITS = {"_ms": "ms", "_s": "s", "_mb": "MB", "bytes_per_step": "B"}
+UNITS = {"_per_s": "/s", "_ms": "ms", "_s": "s", "_mb": "MB", "bytes_per_step": "B"}
 
 
 def unit_of(metric: str) -> str:

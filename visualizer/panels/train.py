@@ -515,6 +515,11 @@ class TrainPanel(ConceptPanel):
         self.head_chosen_by_user = True
         self.draw_probe()
 
+    def pending(self) -> bool:
+        """Whether the shown snapshot's probe is still being run (a screenshot waits for it)."""
+        index = self.shown_index()
+        return index is not None and self.traces.get(self.probe_key(index)) is None
+
     def fill_kinds(self, kinds: tuple[str, ...]) -> None:
         if tuple(self.kind.itemData(i) for i in range(self.kind.count())) == kinds:
             return
