@@ -231,3 +231,21 @@ def test_a_shipped_replay_opens_as_its_last_snapshot():
     # and attention did form over the run: noise at step 0, a clear anti-diagonal at the end
     assert anti_diagonal(trace_probe(replay.family(0), "reverse: attention")).strength < 0.2
     assert anti_diagonal(trace_probe(family, "reverse: attention")).strength > 0.5
+
+
+def test_an_rnn_run_keeps_its_snapshots_as_checkpoints_the_probe_runs_on(tmp_path, capsys):
+    _, recipe = live_recipe("rnn", "tiny", None, 4, 0)
+    recipe = replace(
+        recipe, rnn_embed_dim=8, rnn_encoder_hidden=8, rnn_decoder_hidden=16, rnn_attention_dim=8
+    )
+    run(recipe, "live-rnn-tiny", tmp_path, snapshot_every=2)
+    events = events_of(capsys)
+    snapshots = [e for e in events if e["event"] == "snapshot"]
+    assert [s["step"] for s in snapshots] == [0, 2, 4]
+    assert events[-1]["replay"] is None  # replays hold Transformers
+    family = open_model(snapshots[-1]["path"], "cpu")
+    assert family.info.family == "rnn" and family.metadata["steps_done"] == 4
+    trace = trace_probe(family, "reverse: abc")
+    assert trace.kinds == family.info.kind_names
+    kind = trace.kinds[0]  # the decoder's attention over the source, one "layer" and "head"
+    assert trace.attention[kind].shape == (1, 1, len(trace.output_tokens), len(trace.source_tokens))

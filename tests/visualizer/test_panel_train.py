@@ -112,6 +112,14 @@ def test_a_live_run_streams_and_every_view_shows_its_own_numbers(harness, train_
     panel.compare_with(str(default_checkpoint_path()))
     qtbot.waitUntil(lambda: harness.window.compare is not None, timeout=WAIT)
     harness.window.stop_compare()
+    # or with an earlier snapshot: the shown one in the main view, the other beside it
+    path = session.model.path
+    panel.compare_with(0)
+    qtbot.waitUntil(lambda: harness.window.compare is not None, timeout=WAIT)
+    compared = harness.window.compare.session
+    qtbot.waitUntil(lambda: compared.model is not None, timeout=WAIT)
+    assert compared.model.path == run.snapshots[0].path and session.model.path == path
+    harness.window.stop_compare()
 
 
 def test_pause_resume_and_stop_and_no_process_is_left_behind(train_page, qtbot):
@@ -172,10 +180,19 @@ def test_a_crash_in_the_training_process_is_shown_and_the_app_keeps_working(
     before = len(session.snapshot.steps)
     session.step_forward()
     qtbot.waitUntil(lambda: len(session.snapshot.steps) == before + 1, timeout=WAIT)
+    # on the user's own pairs this time: the vocabulary is the data's
+    good = tmp_path / "good.tsv"
+    good.write_text(
+        "".join(f"{w}\t{w[::-1]}\n" for w in ("abc", "bca", "cab", "aab", "bba") * 8), encoding="utf-8"
+    )
+    panel.choose_pairs_file(good)
     start(panel, qtbot, steps=5, every=5)
     qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=WAIT)
     assert not panel.failure.isVisible()
     assert [s.step for s in panel.run.snapshots] == [0, 5]
+    trained = load_checkpoint(panel.run.snapshots[-1].path, "cpu")
+    assert {t for t in trained.tokenizer.tokens if len(t) == 1} == set("abc")
+    assert trained.metadata["data"]["file"] == "good.tsv"
 
 
 def test_replays_open_from_the_file_menu_and_bad_files_are_refused(harness, train_page, qtbot, tmp_path):
