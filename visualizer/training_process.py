@@ -10,10 +10,11 @@ stdin closes, should the window die without asking.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, Signal
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 import model
 
@@ -47,7 +48,7 @@ class TrainingProcess(QObject):
         process = QProcess(self)
         environment = QProcessEnvironment.systemEnvironment()
         paths = [str(PROJECT_ROOT), environment.value("PYTHONPATH", "")]
-        environment.insert("PYTHONPATH", ":".join(p for p in paths if p))
+        environment.insert("PYTHONPATH", os.pathsep.join(p for p in paths if p))
         environment.insert("PYTHONUNBUFFERED", "1")
         process.setProcessEnvironment(environment)
         process.readyReadStandardOutput.connect(self.on_output)
@@ -73,9 +74,8 @@ class TrainingProcess(QObject):
             self.set_state("stopping")
             process = self.process
             # a run that does not answer (stuck, or still importing torch) is ended anyway
-            from PySide6.QtCore import QTimer
-
-            QTimer.singleShot(STOP_GRACE_MS, lambda: self.kill() if self.process is process else None)
+            # (this object as the context: no call once it is gone)
+            QTimer.singleShot(STOP_GRACE_MS, self, lambda: self.kill() if self.process is process else None)
 
     def kill(self) -> None:
         """End the process now and wait for it (the page closing, the window closing)."""

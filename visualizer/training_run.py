@@ -124,7 +124,8 @@ class TrainingRun:
         from model.transformer.checkpoint import save_checkpoint
 
         family = self.replay.family(index)
-        path = Path(folder) / f"{Path(self.title).name.split('.')[0]}-step-{entry.step}.safetensors"
+        # the run's id in the name: two replays of the same file name never share a file
+        path = Path(folder) / f"{Path(self.title).name.split('.')[0]}-{self.id}-step-{entry.step}.safetensors"
         if not path.exists():
             save_checkpoint(path, family.model, family.tokenizer, family.metadata)
         return path

@@ -13,10 +13,9 @@ from __future__ import annotations
 import gc
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -26,19 +25,19 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QPushButton,
     QSlider,
     QSpinBox,
 )
 
-from model.shipped import default_checkpoint_path
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import KeptResults
 from visualizer.panels.registry import TITLES
+from visualizer.panels.train_files import TrainFilesMixin
 from visualizer.panels.train_text import TRAIN
+from visualizer.probe_tracer import ProbeTracer
 from visualizer.training_process import TrainingProcess
-from visualizer.training_run import REPLAY_FILTER, TrainingRun
+from visualizer.training_run import TrainingRun
 from visualizer.widgets.probe_view import ProbeView
 from visualizer.widgets.training_curves import TrainingCurves
 
@@ -57,37 +56,7 @@ PLAY_MS = 700  # a snapshot shown this long while playing
 DIAGONAL_SHOWN = 0.5  # an anti-diagonal this strong picks the head shown (model.tasks.probe)
 
 
-class ProbeTracer(QObject):
-    """Runs the probe on snapshots in one thread of its own; answers come back as a signal."""
-
-    traced = Signal(object, object)  # (key, ProbeTrace or the exception that stopped it)
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="probe")
-        self.wanted: tuple | None = None  # a job asked for earlier and not wanted now is skipped
-
-    def trace(self, key: tuple, run: TrainingRun, index: int, text: str) -> None:
-        self.wanted = key
-        self.pool.submit(self.work, key, run, index, text)
-
-    def work(self, key: tuple, run: TrainingRun, index: int, text: str) -> None:
-        if key != self.wanted:
-            return
-        try:
-            from model.tasks.probe import trace_probe
-
-            result = trace_probe(run.snapshot_model(index), text)
-        except Exception as error:  # shown in the page, in one line
-            result = error
-        self.traced.emit(key, result)
-
-    def close(self) -> None:
-        self.wanted = None
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-class TrainPanel(ConceptPanel):
+class TrainPanel(TrainFilesMixin, ConceptPanel):
     key = "train"
     titles = TITLES["train"]
     explanations = {language: words["explanation"] for language, words in TRAIN.items()}
@@ -534,113 +503,6 @@ class TrainPanel(ConceptPanel):
         index = self.shown_index()
         if index is not None and key == self.probe_key(index):
             self.draw_probe()
-
-    # -- replays -------------------------------------------------------------------------------------
-    def open_replay_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.text("open_replay"), "", REPLAY_FILTER)
-        if path:
-            self.open_replay(Path(path))
-
-    def open_replay(self, path: Path) -> bool:
-        """Show a replay file's snapshots and curves; False (and why, in the page) if it cannot."""
-        if self.process.alive:
-            self.failure.setText(self.text("busy"))
-            self.failure.show()
-            return False
-        from model.core.errors import CheckpointError
-        from model.tasks.replay import read_replay
-
-        try:
-            replay = read_replay(path)
-        except (CheckpointError, OSError, ValueError) as error:
-            self.failure.setText(self.text("failed", message=str(error).splitlines()[0]))
-            self.failure.show()
-            return False
-        self.failure.hide()
-        self.run = TrainingRun.from_replay(replay)
-        self.traces.clear()
-        self.diagonal_head = None
-        self.slider.setRange(0, len(self.run.snapshots) - 1)
-        self.slider.setValue(0)  # from the untrained model on: Play (or the slider) goes forward
-        self.refresh()
-        return True
-
-    # -- the snapshot elsewhere in the app ------------------------------------------------------------------
-    def shown_checkpoint(self) -> Path | None:
-        index = self.shown_index()
-        if index is None:
-            return None
-        if self.run.replay is not None and not self.folders:
-            self.folders.append(Path(tempfile.mkdtemp(prefix="attnviz-replay-")))
-        return self.run.checkpoint_of(
-            index, self.folders[-1] if self.folders else Path(tempfile.gettempdir())
-        )
-
-    def open_in_main_view(self) -> None:
-        path = self.shown_checkpoint()
-        if path is not None:
-            self.session.open_checkpoint(path)
-            self.session.page_requested.emit("attention")
-
-    def compare_menu(self) -> None:
-        menu = QMenu(self)
-        menu.addAction(self.text("compare_shipped")).setData(str(default_checkpoint_path()))
-        shown = self.shown_index()
-        for index, entry in enumerate(self.run.snapshots if self.run is not None else []):
-            if index != shown:
-                menu.addAction(self.text("compare_snapshot", step=entry.step)).setData(index)
-        chosen = menu.exec(self.buttons["compare"].mapToGlobal(self.buttons["compare"].rect().bottomLeft()))
-        if chosen is not None:
-            self.compare_with(chosen.data())
-
-    def compare_with(self, other: str | int) -> None:
-        """Open the shown snapshot in the main view and step ``other`` (a checkpoint path, or the
-        index of another snapshot) beside it on the Compare page."""
-        path = self.shown_checkpoint()
-        if path is None:
-            return
-        if isinstance(other, int):
-            other = self.run.checkpoint_of(other, self.folders[-1])
-        self.session.open_checkpoint(path)
-        self.session.request_compare(Path(other))
-
-    def save_checkpoint_dialog(self) -> None:
-        index = self.shown_index()
-        if index is None:
-            return
-        suggested = f"trained-step-{self.run.snapshots[index].step}.safetensors"
-        path, _ = QFileDialog.getSaveFileName(self, self.text("save_checkpoint"), suggested, "*.safetensors")
-        if path:
-            self.save_checkpoint(Path(path))
-
-    def save_checkpoint(self, path: Path) -> None:
-        """Write the shown snapshot as a checkpoint file that the app (and attnviz) opens."""
-        source = self.shown_checkpoint()
-        if source is not None:
-            self.copy(source, path)
-
-    def save_replay_dialog(self) -> None:
-        if self.run is None or self.run.replay_path is None:
-            return
-        path, _ = QFileDialog.getSaveFileName(
-            self, self.text("save_replay"), "training.replay.safetensors", REPLAY_FILTER
-        )
-        if path:
-            self.save_replay(Path(path))
-
-    def save_replay(self, path: Path) -> None:
-        if self.run is not None and self.run.replay_path is not None:
-            self.copy(self.run.replay_path, path)
-
-    def copy(self, source: Path, path: Path) -> None:
-        try:
-            shutil.copyfile(source, path)
-        except OSError as error:
-            self.failure.setText(self.text("failed", message=f"{path}: {error.strerror or error}"))
-            self.failure.show()
-            return
-        self.notice = self.text("saved", path=path)
-        self.show_status()
 
     # -- drawing -----------------------------------------------------------------------------------------
     def on_view_changed(self) -> None:
