@@ -176,33 +176,31 @@ RECIPES: dict[str, TrainRecipe] = {
 # (33 s), 99 % at 1,500 (35 s); a peak of 3e-3 was as fast but its accuracy jumped back and forth.
 LIVE_REVERSE = {"tasks": ("reverse",), "task_weights": (1.0,), "min_length": 3, "max_length": 10}
 LIVE_RUN = {"length_groups": 1, "final_lr_fraction": 0.1, "eval_every": 10**9, "checkpoint_every": 10**9}
+LIVE_TINY = TrainRecipe(
+    d_model=64,
+    n_heads=4,
+    n_encoder_layers=2,
+    n_decoder_layers=2,
+    d_ff=256,
+    batch_size=64,
+    peak_lr=2e-3,
+    warmup_steps=100,
+    steps=3000,
+    **LIVE_REVERSE,
+    **LIVE_RUN,
+)
 RECIPES.update(
     {
-        "live-tiny": TrainRecipe(
-            d_model=64,
-            n_heads=4,
-            n_encoder_layers=2,
-            n_decoder_layers=2,
-            d_ff=256,
-            batch_size=64,
-            peak_lr=2e-3,
-            warmup_steps=100,
-            steps=3000,
-            **LIVE_REVERSE,
-            **LIVE_RUN,
-        ),
-        "live-small": TrainRecipe(
+        "live-tiny": LIVE_TINY,
+        "live-small": replace(
+            LIVE_TINY,
             d_model=128,
-            n_heads=4,
             n_encoder_layers=3,
             n_decoder_layers=3,
-            d_ff=256,
-            batch_size=64,
             peak_lr=1.5e-3,
             warmup_steps=200,
             steps=4000,
-            **{**LIVE_REVERSE, "max_length": 24},
-            **LIVE_RUN,
+            max_length=24,
         ),
         "live-rnn-tiny": TrainRecipe(
             family="rnn",

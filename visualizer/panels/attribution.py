@@ -76,6 +76,7 @@ def scaled_rows(result: Attribution, step: int) -> np.ndarray:
 class AttributionPanel(ConceptPanel):
     key = "attribution"
     titles = TITLES["attribution"]
+    texts = ATTRIBUTION
     explanations = {language: words["explanation"] for language, words in ATTRIBUTION.items()}
 
     def __init__(self, session, parent=None) -> None:
@@ -139,10 +140,6 @@ class AttributionPanel(ConceptPanel):
         self.on_language_changed(session.language)
 
     # -- words ------------------------------------------------------------------------------
-    def text(self, name: str, **values) -> str:
-        words = ATTRIBUTION.get(self.session.language, ATTRIBUTION["en"])[name]
-        return words.format(**values) if values else words
-
     def on_language_changed(self, language: str) -> None:
         if not getattr(self, "controls_built", False):  # called by the base class's __init__
             super().on_language_changed(language)

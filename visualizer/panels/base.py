@@ -27,6 +27,7 @@ class ConceptPanel(QWidget):
     key = ""  # the --panel name
     titles = {"en": "", "zh": ""}  # tab titles
     explanations = {"en": "", "zh": ""}  # a few sentences of rich text per language
+    texts: dict[str, dict[str, str]] = {}  # the panel's other words: language → name → text
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,6 +70,11 @@ class ConceptPanel(QWidget):
 
     def detach(self) -> None:
         self.subscriptions.close()
+
+    def text(self, which: str, **values) -> str:
+        """One of the panel's ``texts`` in the session's language, its placeholders filled."""
+        words = self.texts.get(self.session.language, self.texts["en"])[which]
+        return words.format(**values) if values else words
 
     def title(self) -> str:
         return self.titles.get(self.session.language, self.titles["en"])

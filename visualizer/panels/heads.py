@@ -74,6 +74,7 @@ def head_name(head: tuple[str, int, int]) -> str:
 class HeadsPanel(ConceptPanel):
     key = "heads"
     titles = TITLES["heads"]
+    texts = HEADS
     explanations = {language: words["explanation"] for language, words in HEADS.items()}
 
     def __init__(self, session, parent=None) -> None:
@@ -137,10 +138,6 @@ class HeadsPanel(ConceptPanel):
         self.on_language_changed(session.language)
 
     # -- words ------------------------------------------------------------------------------
-    def text(self, name: str, **values) -> str:
-        words = HEADS.get(self.session.language, HEADS["en"])[name]
-        return words.format(**values) if values else words
-
     def on_language_changed(self, language: str) -> None:
         if not getattr(self, "controls_built", False):  # called by the base class's __init__
             super().on_language_changed(language)

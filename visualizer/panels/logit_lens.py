@@ -35,6 +35,7 @@ def cell_colour(probability: float) -> QColor:
 class LogitLensPanel(ConceptPanel):
     key = "logit_lens"
     titles = TITLES["logit_lens"]
+    texts = LOGIT_LENS
     explanations = {language: words["explanation"] for language, words in LOGIT_LENS.items()}
 
     def __init__(self, session, parent=None) -> None:
@@ -53,10 +54,6 @@ class LogitLensPanel(ConceptPanel):
         )
         self.outer.addWidget(self.table, 1)
         self.lens: LogitLens | None = None
-
-    def text(self, name: str, **values) -> str:
-        words = LOGIT_LENS.get(self.session.language, LOGIT_LENS["en"])[name]
-        return words.format(**values) if values else words
 
     def refresh(self) -> None:
         snapshot, step = self.session.snapshot, self.session.cursor

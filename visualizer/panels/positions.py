@@ -67,6 +67,7 @@ def format_wavelength(value: float) -> str:
 class PositionsPanel(SwapWhatIf, ConceptPanel):
     key = "positions"
     titles = TITLES["positions"]
+    texts = TEXT
     explanations = {
         "en": "Attention compares tokens by content alone: shuffle the words and every score is the "
         "same, only moved. So the paper <b>adds</b> to each token's embedding a vector that depends on "
@@ -189,10 +190,6 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
 
     def on_control_changed(self, *_args) -> None:
         self.on_state_changed()
-
-    def text(self, name: str, **values) -> str:
-        words = TEXT.get(self.session.language, TEXT["en"])[name]
-        return words.format(**values) if values else words
 
     def changed(self, part: str, *inputs) -> bool:
         """True (and remembered) when ``part`` was last drawn from other inputs."""

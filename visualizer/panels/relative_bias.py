@@ -56,6 +56,7 @@ def bias_job(tokens: list[str]):
 class RelativeBiasPanel(ConceptPanel):
     key = "relative_bias"
     titles = TITLES["relative_bias"]
+    texts = TEXT
     explanations = {
         "en": (
             "<b>Relative position bias (T5).</b> T5 adds no position vector to its tokens. Instead each "
@@ -95,10 +96,6 @@ class RelativeBiasPanel(ConceptPanel):
         self.outer.addWidget(self.info)
         self.bias: RelativeBias | None = None
         self.head_curves: dict[str, pg.PlotDataItem] = {}  # the selected head's curve per plot title
-
-    def text(self, name: str, **values) -> str:
-        words = TEXT.get(self.session.language, TEXT["en"])[name]
-        return words.format(**values) if values else words
 
     def selected_head(self, heads: int) -> int:
         head = self.session.head

@@ -59,6 +59,7 @@ DIAGONAL_SHOWN = 0.5  # an anti-diagonal this strong picks the head shown (model
 class TrainPanel(TrainFilesMixin, ConceptPanel):
     key = "train"
     titles = TITLES["train"]
+    texts = TRAIN
     explanations = {language: words["explanation"] for language, words in TRAIN.items()}
 
     def __init__(self, session, parent=None) -> None:
@@ -206,10 +207,6 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         self.outer.addLayout(probe_row)
 
     # -- words ------------------------------------------------------------------------------------
-    def text(self, which: str, **values) -> str:
-        words = TRAIN.get(self.session.language, TRAIN["en"])[which]
-        return words.format(**values) if values else words
-
     def on_language_changed(self, language: str) -> None:
         if not getattr(self, "words_built", False):  # called by the base class's __init__
             super().on_language_changed(language)
