@@ -56,7 +56,7 @@ FAMILIES: list[FamilyEntry] = [
         "replay",
         "an attnviz replay (.replay.safetensors, from attnviz train --snapshots or the Train page): "
         "its last snapshot",
-        "model.tasks.replay:recognises",
+        "model.core.header:is_replay",
         "model.tasks.replay:open_last_snapshot",
     ),
     FamilyEntry(

@@ -19,9 +19,9 @@ class OpeningMixin:
 
     def open_checkpoint(self, path: str | Path) -> None:
         """Open a model; a replay file opens its last snapshot here and all of it on the Train page."""
-        from model.tasks.replay import recognises
+        from model.core.header import is_replay  # torch-free: this runs on the GUI thread
 
-        if recognises(Path(path)):
+        if is_replay(Path(path)):
             self.open_replay(path)
         self.session.open_checkpoint(Path(path))
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 METADATA_KEY = "attnviz"  # the safetensors metadata key that holds our JSON header
 MAX_HEADER_BYTES = 16 * 1024**2
+REPLAY_KIND = "replay"  # the header's "kind" of a replay (model/tasks/replay.py)
 
 
 def attnviz_header(path: Path) -> dict | None:
@@ -32,3 +33,9 @@ def attnviz_header(path: Path) -> dict | None:
         return ours if isinstance(ours, dict) else None
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
+
+
+def is_replay(path: Path) -> bool:
+    """A replay file (many snapshots of one run), not a checkpoint; reads the header only."""
+    header = attnviz_header(path)
+    return header is not None and header.get("kind") == REPLAY_KIND

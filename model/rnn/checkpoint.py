@@ -16,7 +16,7 @@ import torch
 
 from model.core.devices import resolve_device
 from model.core.errors import CheckpointError, one_line
-from model.core.header import attnviz_header
+from model.core.header import REPLAY_KIND, attnviz_header
 from model.core.tokenizer import CharTokenizer
 from model.core.weights_file import (
     check_tensors,
@@ -56,7 +56,7 @@ def recognises(path: Path) -> bool:
     """An RNN checkpoint: a safetensors file whose attnviz header says ``"family": "rnn"``.
     Reads the header only; anything unreadable is left to the other families."""
     header = attnviz_header(path)
-    return header is not None and header.get("family") == FAMILY and header.get("kind") != "replay"
+    return header is not None and header.get("family") == FAMILY and header.get("kind") != REPLAY_KIND
 
 
 def parse_header(header: object) -> tuple[RNNConfig, CharTokenizer, dict]:

@@ -26,7 +26,7 @@ import torch
 
 from model.core.devices import resolve_device
 from model.core.errors import CheckpointError
-from model.core.header import attnviz_header
+from model.core.header import REPLAY_KIND
 from model.core.tokenizer import CharTokenizer
 from model.core.weights_file import check_tensors, parse_safetensors, read_file, write_checkpoint
 from model.transformer.checkpoint import (
@@ -39,7 +39,7 @@ from model.transformer.checkpoint import (
 from model.transformer.family import TransformerFamily
 from model.transformer.model import Transformer
 
-KIND = "replay"
+KIND = REPLAY_KIND
 MAX_SNAPSHOTS = 1000
 
 
@@ -134,12 +134,6 @@ class Replay:
         return build(
             self.path, empty_model(config), tokenizer, info, self.tensors[index], torch_device, notice
         )
-
-
-def recognises(path: Path) -> bool:
-    """A replay file (reads the header only)."""
-    header = attnviz_header(path)
-    return header is not None and header.get("kind") == KIND
 
 
 def open_last_snapshot(path: str | Path, device: str = "auto") -> TransformerFamily:
