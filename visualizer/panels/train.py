@@ -102,8 +102,12 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         shortcut.activated.connect(self.train)
         self.words_built = True
         self.on_language_changed(session.language)
-        self.open_shipped_replay()
         self.update_buttons()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        if self.run is None:  # read when first shown, not when the window builds its pages
+            self.open_shipped_replay()
+        super().showEvent(event)
 
     def open_shipped_replay(self) -> None:
         """Until the user trains or opens something, the page shows the shipped replay (at its
