@@ -20,6 +20,7 @@ from visualizer.panels.attribution_text import ATTRIBUTION
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
 from visualizer.panels.registry import TITLES
+from visualizer.widgets.combo import refill
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
 
 LABEL_COLOR = "#dddddd"
@@ -151,13 +152,7 @@ class AttributionPanel(ConceptPanel):
             (self.occlusion, (("occlusion_unk", "unk"), ("occlusion_remove", "remove"))),
             (self.baseline, (("baseline_pad", "pad"), ("baseline_zero", "zero"))),
         ):
-            index = max(combo.currentIndex(), 0)
-            combo.blockSignals(True)
-            combo.clear()
-            for name, value in items:
-                combo.addItem(self.text(name), value)
-            combo.setCurrentIndex(index)
-            combo.blockSignals(False)
+            refill(combo, [(self.text(name), value) for name, value in items])
         self.stop_button.setText(self.text("stop"))
         self.run_button.setText(self.text("run"))
         super().on_language_changed(language)

@@ -31,6 +31,7 @@ from visualizer.panels.attribution_text import HEADS
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
 from visualizer.panels.registry import TITLES
+from visualizer.widgets.combo import refill
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 LABEL_COLOR = "#dddddd"
@@ -156,13 +157,7 @@ class HeadsPanel(ConceptPanel):
         trained on the shipped tasks (the first offered is chosen, unless ``keep``)."""
         model = self.session.model
         modes = [m for m in SAMPLES if m != "tasks" or (model is not None and tasks_of(model.metadata))]
-        current = self.sample.currentData() if keep else None
-        self.sample.blockSignals(True)
-        self.sample.clear()
-        for mode in modes:
-            self.sample.addItem(self.text(f"sample_{mode}"), mode)
-        self.sample.setCurrentIndex(modes.index(current) if current in modes else 0)
-        self.sample.blockSignals(False)
+        refill(self.sample, [(self.text(f"sample_{m}"), m) for m in modes], None if keep else modes[0])
         self.n.setEnabled(self.sample.currentData() == "tasks")
 
     def on_model_changed(self, model) -> None:

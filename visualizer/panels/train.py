@@ -34,10 +34,12 @@ from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import KeptResults
 from visualizer.panels.registry import TITLES
 from visualizer.panels.train_files import TrainFilesMixin
+from visualizer.panels.train_status import status_line
 from visualizer.panels.train_text import TRAIN
 from visualizer.probe_tracer import ProbeTracer
 from visualizer.training_process import TrainingProcess
 from visualizer.training_run import TrainingRun
+from visualizer.widgets.combo import refill
 from visualizer.widgets.probe_view import ProbeView
 from visualizer.widgets.training_curves import TrainingCurves
 
@@ -74,6 +76,7 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         self.head_chosen_by_user = False
         self.diagonal_head: tuple[int, int] | None = None  # the head shown until one is clicked
         self.notice = ""  # the last thing done (saved a file), under the status
+        self.said = ""  # the status line last shown
         self.words_built = False
         self.build_controls()
         self.build_snapshot_row()
@@ -220,8 +223,8 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         for name, button in self.buttons.items():
             button.setText(self.text(name))
         self.follow.setText(self.text("follow"))
-        fill(self.family, [(self.text(f), f) for f in ("transformer", "rnn")])
-        fill(self.preset, [(self.text(p), p) for p in ("tiny", "small", "shipped")])
+        refill(self.family, [(self.text(f), f) for f in ("transformer", "rnn")])
+        refill(self.preset, [(self.text(p), p) for p in ("tiny", "small", "shipped")])
         self.fill_data()
         self.curves.set_words(
             *(self.text(n) for n in ("loss", "exact", "train_exact", "held_exact", "step_axis"))
@@ -233,7 +236,7 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         items = [(self.text(choice), choice) for choice in DATA_CHOICES]
         if self.pairs_file is not None:
             items[-1] = (self.text("pairs_chosen", name=self.pairs_file.name), "pairs_file")
-        fill(self.data, items)
+        refill(self.data, items)
 
     # -- the run's settings -------------------------------------------------------------------------
     def on_family_changed(self) -> None:
@@ -331,50 +334,11 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         self.update_buttons()
 
     def show_status(self) -> None:
-        run, state = self.run, self.process.state
-        if run is None or (state == "idle" and run.replay is None and not run.snapshots):
-            self.status.setText(self.text("idle"))
-        elif run.replay is not None:
-            self.status.setText(
-                self.text(
-                    "replay",
-                    name=run.title,
-                    count=len(run.snapshots),
-                    first=run.snapshots[0].step,
-                    last=run.snapshots[-1].step,
-                )
-                + " "
-                + self.text("replay_hint")
-            )
-        elif state == "running" and not run.steps:
-            self.status.setText(self.text("starting"))
-        elif state in ("running", "stopping") and run.steps:
-            words = "stopping" if state == "stopping" else "running"
-            self.status.setText(
-                self.text(
-                    words,
-                    step=run.steps[-1],
-                    steps=run.total_steps,
-                    rate=run.rate,
-                    seconds=run.seconds,
-                    loss=run.loss[-1],
-                )
-            )
-        elif state == "paused":
-            self.status.setText(
-                self.text("paused", step=run.steps[-1] if run.steps else 0, steps=run.total_steps)
-            )
-        elif run.checkpoint is not None and run.snapshots:
-            last = run.snapshots[-1]
-            if last.step < run.total_steps:
-                self.status.setText(
-                    self.text("stopped_early", step=last.step, steps=run.total_steps, seconds=run.seconds)
-                )
-            else:
-                held = last.held_out if last.held_out is not None else float("nan")
-                self.status.setText(self.text("finished", step=last.step, seconds=run.seconds, held=held))
-        if self.notice:
-            self.status.setText(f"{self.status.text()}  {self.notice}")
+        line = status_line(self.run, self.process.state, self.text)
+        if line is None:  # nothing new to say (a failed run: the red line says why)
+            line = self.said
+        self.said = line
+        self.status.setText(f"{line}  {self.notice}" if self.notice else line)
 
     def update_buttons(self) -> None:
         if not getattr(self, "words_built", False):
@@ -493,11 +457,7 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
     def fill_kinds(self, kinds: tuple[str, ...]) -> None:
         if tuple(self.kind.itemData(i) for i in range(self.kind.count())) == kinds:
             return
-        current = self.kind.currentData() or "cross"
-        self.kind.blockSignals(True)
-        fill(self.kind, [(kind, kind) for kind in kinds])
-        self.kind.setCurrentIndex(kinds.index(current) if current in kinds else 0)
-        self.kind.blockSignals(False)
+        refill(self.kind, [(kind, kind) for kind in kinds], self.kind.currentData() or "cross")
 
     def on_traced(self, key: tuple, trace) -> None:
         self.traces.remember(key, trace)
@@ -529,15 +489,3 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         for folder in self.folders:
             shutil.rmtree(folder, ignore_errors=True)
         super().detach()
-
-
-def fill(combo: QComboBox, items: list[tuple[str, object]]) -> None:
-    """Replace ``combo``'s items, keeping the chosen data where it is still offered."""
-    current = combo.currentData()
-    combo.blockSignals(True)
-    combo.clear()
-    for text, data in items:
-        combo.addItem(text, data)
-    datas = [data for _, data in items]
-    combo.setCurrentIndex(datas.index(current) if current in datas else 0)
-    combo.blockSignals(False)
