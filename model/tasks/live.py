@@ -46,12 +46,11 @@ from model.tasks.recipes import RECIPES, TrainRecipe
 from model.tasks.replay import Recorder, replay_path
 from model.tasks.synthetic import MAX_INPUT_LEN, TASK_NAMES
 from model.tasks.train import (
-    accumulate_gradients,
-    batch_rng,
     build_model,
     default_tokenizer,
     draw_training_examples,
     save_model,
+    train_step,
     training_info,
 )
 from model.tasks.user_data import UserData, load_user_data
@@ -238,17 +237,7 @@ def run(
         paused += control.wait_while_paused()
         if control.stopped.is_set():
             break
-        for group in optimizer.param_groups:
-            group["lr"] = recipe.learning_rate(step)
-        rng = batch_rng(recipe.seed, step)
-        if data is not None:
-            examples = data.draw(recipe.batch_size, rng)
-        else:
-            examples = draw_training_examples(recipe, rng)
-        optimizer.zero_grad(set_to_none=True)
-        loss, accuracy, exact = accumulate_gradients(model, tokenizer, examples, recipe, "cpu")
-        torch.nn.utils.clip_grad_norm_(model.parameters(), recipe.grad_clip)
-        optimizer.step()
+        loss, accuracy, exact = train_step(model, model, optimizer, tokenizer, recipe, step, data, "cpu")
         done = step + 1
         seconds = time.perf_counter() - began - paused
         emit(

@@ -143,18 +143,9 @@ def train(
     started = time.perf_counter()
     bar = ProgressBar(recipe.steps, start_step, say)
     for step in range(start_step, recipe.steps):
-        for group in optimizer.param_groups:
-            group["lr"] = recipe.learning_rate(step)
-        rng = batch_rng(recipe.seed, step)
-        examples = (
-            data.draw(recipe.batch_size, rng) if data is not None else draw_training_examples(recipe, rng)
+        loss, accuracy, _exact = train_step(
+            model, stepped, optimizer, tokenizer, recipe, step, data, torch_device, place
         )
-        optimizer.zero_grad(set_to_none=True)
-        loss, accuracy, _exact = accumulate_gradients(
-            stepped, tokenizer, examples, recipe, torch_device, place
-        )
-        torch.nn.utils.clip_grad_norm_(model.parameters(), recipe.grad_clip)
-        optimizer.step()
         bar.update(step + 1, loss, accuracy, recipe.learning_rate(step))
         done = step + 1
         if place.main:  # the other processes only train
@@ -198,6 +189,31 @@ def train(
         say(f"wrote {len(recorder.snapshots)} snapshots to {recorder.path}")
     finish(place)
     return TrainResult(out, recipe.steps, report, elapsed, history)
+
+
+def train_step(
+    model: torch.nn.Module,
+    stepped: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    tokenizer: CharTokenizer,
+    recipe: TrainRecipe,
+    step: int,
+    data: UserData | None,
+    device,
+    place: Distributed = SINGLE,
+) -> tuple[float, float, float]:
+    """One optimiser step on step ``step``'s batch (drawn from its seed, so any run that reaches
+    this step sees the same one); ``stepped`` is ``model`` or its DistributedDataParallel
+    wrapper. Returns the batch's loss, token accuracy and exact match."""
+    for group in optimizer.param_groups:
+        group["lr"] = recipe.learning_rate(step)
+    rng = batch_rng(recipe.seed, step)
+    examples = data.draw(recipe.batch_size, rng) if data is not None else draw_training_examples(recipe, rng)
+    optimizer.zero_grad(set_to_none=True)
+    numbers = accumulate_gradients(stepped, tokenizer, examples, recipe, device, place)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), recipe.grad_clip)
+    optimizer.step()
+    return numbers
 
 
 def replay_recorder(recipe: TrainRecipe, out: Path, count: int, resume: bool) -> Recorder:
