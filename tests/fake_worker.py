@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from visualizer.runner import ModelRunner
-from visualizer.session import Request, Session
+from visualizer.state.session import Request, Session
+from visualizer.work.runner import ModelRunner
 
 
 class FakeWorker:

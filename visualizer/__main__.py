@@ -2,6 +2,6 @@
 
 import sys
 
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 sys.exit(main())

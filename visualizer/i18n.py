@@ -5,7 +5,7 @@ Linguist's format (open it in Linguist, or edit the XML), read here directly rat
 through a compiled `.qm` and QTranslator: the session and the views that build messages are
 Qt-free by contract (import-linter; they are tested without Qt), and reading the source file
 leaves no compiled copy to go stale. Qt's own words (standard dialog buttons, the file dialog)
-do go through QTranslator with Qt's shipped translations: `visualizer/qt_language.py`.
+do go through QTranslator with Qt's shipped translations: `visualizer/window/qt_language.py`.
 ``Translator`` remembers where each text went and sets it again when the language changes.
 """
 

@@ -295,7 +295,7 @@ def test_the_cli_writes_every_methods_scores_for_each_step(tiny_checkpoint_path,
     import json
 
     from model.registry import open_model
-    from visualizer.cli import main
+    from visualizer.cli.attnviz import main
 
     out = tmp_path / "attribution.json"
     source = "reverse: abc"

@@ -12,7 +12,7 @@ from model.tasks.by_length import MAX_PER_LENGTH, ROUND, LengthCurve, measure_by
 from model.tasks.synthetic import split_source
 from model.transformer.checkpoint import load_checkpoint
 from tests.factories import small_rnn
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 
 class Scripted:

@@ -9,7 +9,7 @@ import pytest
 
 from model.generation.engine import GenerationEngine
 from model.transformer.checkpoint import load_checkpoint
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 
 def test_trace_writes_documented_arrays_and_summary(tiny_checkpoint_path, tmp_path, capsys):
@@ -155,7 +155,7 @@ def test_decoding_options_before_the_subcommand_are_kept(tiny_checkpoint_path, t
 def test_eval_reports_every_measure_and_which_targets_are_met(tiny_checkpoint_path, tmp_path, capsys):
     import json
 
-    from visualizer.cli import main
+    from visualizer.cli.attnviz import main
 
     out = tmp_path / "eval.json"
     assert main(["eval", "--checkpoint", str(tiny_checkpoint_path), "--n", "2", "--json", str(out)]) == 0

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 
 def refused(capsys, path) -> None:

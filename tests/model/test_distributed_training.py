@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from model.tasks.train import load_trained
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 TORCHRUN = Path(sys.executable).with_name("torchrun")
 

@@ -18,7 +18,7 @@ from model.registry import open_model
 from model.transformer.family import TransformerFamily
 from tests.families.toy import HEADS, MIX_LAYERS, ToyFamily
 from visualizer.panels.registry import ENTRIES
-from visualizer.views import attention_view
+from visualizer.state.views import attention_view
 
 SOURCE = "reverse: abcdef"
 

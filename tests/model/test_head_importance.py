@@ -156,7 +156,7 @@ def test_models_without_heads_to_zero_are_refused_with_a_reason():
 def test_the_cli_writes_the_maps_and_the_curve(tiny_checkpoint_path, tmp_path, capsys):
     import json
 
-    from visualizer.cli import main
+    from visualizer.cli.attnviz import main
 
     out = tmp_path / "heads.json"
     checkpoint = str(tiny_checkpoint_path)
@@ -183,7 +183,7 @@ def test_the_cli_writes_the_maps_and_the_curve(tiny_checkpoint_path, tmp_path, c
 def test_the_cli_on_the_shipped_model_measures_fresh_task_examples(tmp_path, capsys):
     import json
 
-    from visualizer.cli import main
+    from visualizer.cli.attnviz import main
 
     out = tmp_path / "heads.json"
     assert main(["heads", "--n", "4", "--task", "reverse", "--no-prune", "--json", str(out)]) == 0

@@ -20,7 +20,7 @@ from model.interface import Interventions
 from model.probes.teacher_forcing import teacher_force, teacher_force_batch
 from model.registry import open_model
 from tests.hf_factories import KINDS, transformers, write_hf_model  # skips without the [hf] extra
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 SOURCES = ("the cat sat on the mat", "où est la gare ?", "a")
 

@@ -8,7 +8,7 @@ import pytest
 from model.generation.engine import GenerationEngine
 from model.hf.loading import open_hf
 from tests.hf_factories import write_hf_model  # skips without the [hf] extra
-from visualizer.views import attention_view, word_groups, words_view
+from visualizer.state.views import attention_view, word_groups, words_view
 
 SOURCE = "der hundepark läuft parkingdogs"
 

@@ -31,7 +31,7 @@ from safetensors.torch import save as save_safetensors_bytes
 from model.generation.engine import GenerationEngine
 from model.transformer.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from tests.factories import small_model
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 # -- editing a valid file ----------------------------------------------------------------------
 

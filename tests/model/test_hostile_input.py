@@ -15,7 +15,7 @@ from model.generation.engine import GenerationEngine, SourceError
 from model.tasks.train import default_tokenizer
 from model.transformer.checkpoint import load_checkpoint, save_checkpoint
 from tests.factories import small_model
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 TOKENIZER = default_tokenizer()
 VOCABULARY = TOKENIZER.tokens[len(SPECIAL_TOKENS) :]

@@ -27,7 +27,7 @@ from tests.model.test_hostile_checkpoints import (
     replaced,
     tensors_edit,
 )
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 HIDDEN = "decoder.weight_hh"
 

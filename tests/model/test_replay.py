@@ -14,7 +14,7 @@ from safetensors.torch import save as save_safetensors_bytes
 from model.core.errors import CheckpointError
 from model.tasks.replay import read_replay, replay_path, snapshot_steps
 from model.tasks.train import RECIPES, build_model, default_tokenizer, load_trained
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 
 def test_snapshot_steps_are_evenly_spaced_from_the_start_to_the_end():

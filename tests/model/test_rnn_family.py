@@ -208,7 +208,7 @@ def test_bad_rnn_checkpoints_are_refused_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("score", ["none", "additive"])
 def test_attnviz_half_halves_the_file_and_the_model_barely_changes(score, tmp_path, capsys):
-    from visualizer.cli import main
+    from visualizer.cli.attnviz import main
 
     model, tokenizer = small_rnn(score)
     full = tmp_path / "full.safetensors"

@@ -15,8 +15,8 @@ from model.registry import open_model, register_family, unregister_family
 from tests.factories import small_model
 from tests.fake_worker import FakeWorker, drain_all
 from tests.families.toy import ENTRY, write_toy
-from visualizer.compare import Comparison
-from visualizer.session import Session, SnapshotReady
+from visualizer.state.compare import Comparison
+from visualizer.state.session import Session, SnapshotReady
 
 SOURCE = "reverse: abcdef"
 

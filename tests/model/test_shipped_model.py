@@ -170,7 +170,7 @@ def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
     assert install.returncode == 0, install.stderr
     probe = (
         # every GUI package is in the wheel, the benchmark's too
-        "import visualizer.main_window, visualizer.panels.registry, visualizer.bench.steps; "
+        "import visualizer.window.main_window, visualizer.panels.registry, visualizer.bench.steps; "
         "from model.shipped import default_checkpoint_path as p; print(p())"
     )
     located = subprocess.run(

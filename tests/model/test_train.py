@@ -171,7 +171,7 @@ def test_expected_answers_train_every_answer_weighted_by_its_probability(tiny_ch
 
 
 def test_the_calibration_stage_starts_from_the_first_through_the_command_line(tmp_path):
-    from visualizer.cli import main
+    from visualizer.cli.attnviz import main
 
     first = tmp_path / "first.safetensors"
     train(RECIPES["tiny"], first, recipe_name="tiny", device="cpu", progress=lambda _: None)
@@ -209,7 +209,7 @@ def test_an_rnn_recipe_trains_resumes_exactly_and_opens_in_the_app(tmp_path, sco
 
 def test_size_options_make_another_model_and_mistakes_are_one_line(tmp_path, capsys):
     from model.tasks.train import load_trained
-    from visualizer.cli import main
+    from visualizer.cli.attnviz import main
 
     out = tmp_path / "wider.safetensors"
     sizes = ["--d-model", "48", "--heads", "3", "--layers", "2", "--d-ff", "96", "--batch-size", "8"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from model.tasks.user_data import load_user_data, read_pairs
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 GOOD = [("abc", "cba"), ("hello", "olleh"), ("你好", "好你"), ("a b", "b a")]
 

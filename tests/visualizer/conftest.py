@@ -7,9 +7,9 @@ import gc
 import pytest
 from PySide6.QtCore import QSettings
 
-from visualizer.main_window import MainWindow
-from visualizer.session import Session
-from visualizer.worker import WorkerBridge
+from visualizer.state.session import Session
+from visualizer.window.main_window import MainWindow
+from visualizer.work.worker import WorkerBridge
 
 
 class Harness:

@@ -10,7 +10,7 @@ import pytest
 
 from visualizer.bench import BUDGETS, table
 from visualizer.bench.steps import hf_available
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
 
 pytestmark = pytest.mark.slow  # runs the benchmark
 

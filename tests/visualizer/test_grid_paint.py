@@ -16,8 +16,8 @@ from model.generation.engine import GenerationEngine
 from model.transformer.family import TransformerFamily
 from model.transformer.model import Transformer, TransformerConfig
 from visualizer.bench.paint import measure_paint
-from visualizer.session import Session, SnapshotReady
-from visualizer.views import AttentionView
+from visualizer.state.session import Session, SnapshotReady
+from visualizer.state.views import AttentionView
 from visualizer.widgets.attention_grid import MEAN, AttentionGrid, MosaicLayout
 
 MASKED = [0x5A, 0x5A, 0x5A, 255]

@@ -104,8 +104,8 @@ def test_a_broken_folder_is_refused_and_the_model_stays(nllb_window, nllb, tmp_p
 
 
 def test_languages_from_the_command_line_apply_before_the_first_generation(qtbot, settings, nllb):
-    from visualizer.main_window import MainWindow
-    from visualizer.session import Session
+    from visualizer.state.session import Session
+    from visualizer.window.main_window import MainWindow
 
     session = Session()
     session.source = "the cat"
@@ -147,7 +147,7 @@ def test_many_layers_and_heads_scroll_with_readable_cells(qtbot, settings, tmp_p
 
 
 def test_w_shows_attention_over_words_and_says_so(nllb_window, qtbot):
-    from visualizer.views import attention_view, words_view
+    from visualizer.state.views import attention_view, words_view
 
     window, session = nllb_window.window, nllb_window.session
     session.set_source("der hundepark läuft parkingdogs")

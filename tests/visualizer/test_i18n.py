@@ -70,7 +70,7 @@ def test_templates_keep_their_placeholders_in_chinese():
 def test_qt_standard_dialog_buttons_follow_the_language(qapp):
     from PySide6.QtCore import QCoreApplication
 
-    from visualizer.qt_language import install_qt_translations
+    from visualizer.window.qt_language import install_qt_translations
 
     try:
         assert install_qt_translations("zh")
@@ -82,7 +82,7 @@ def test_qt_standard_dialog_buttons_follow_the_language(qapp):
 
 
 def test_the_keyboard_shortcuts_are_translated_line_by_line():
-    from visualizer.window_parts import SHORTCUT_LINES
+    from visualizer.window.parts import SHORTCUT_LINES
 
     assert all(line in translations("zh") for line in SHORTCUT_LINES)
 

@@ -220,7 +220,7 @@ def test_the_source_box_says_when_a_source_is_outside_the_training_data(harness,
 
 
 def test_about_this_model_says_what_it_was_trained_on(harness, described_checkpoint):
-    from visualizer.about_model import about_html
+    from visualizer.state.about_model import about_html
 
     assert "says nothing about what it was trained on" in about_html(harness.session.model, "en")
     harness.open(described_checkpoint)
@@ -270,7 +270,7 @@ def test_the_decoding_hover_line_belongs_to_its_step(ready):
 def test_export_names_follow_the_page_step_and_source_in_the_last_folder(ready, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QFileDialog
 
-    from visualizer.export_names import export_name
+    from visualizer.state.export_names import export_name
 
     assert export_name("cross", 5, "reverse: Hello, World!", "png") == "cross-step5-reverse-Hello-World.png"
     assert export_name("masks", 0, "sort: 注意力 / x", "svg") == "masks-step0-sort-注意力-x.svg"

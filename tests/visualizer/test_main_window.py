@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QLabel
 
 from model.generation.engine import GenerationEngine
 from model.transformer.checkpoint import load_checkpoint
-from visualizer.main_window import MainWindow
-from visualizer.session import Session
+from visualizer.state.session import Session
 from visualizer.widgets.heatmap import display_token
+from visualizer.window.main_window import MainWindow
 
 
 def engine_after(path, source: str, steps: int) -> GenerationEngine:
@@ -342,7 +342,7 @@ def test_a_window_builds_a_panel_only_when_its_page_is_first_shown(harness):
 
 
 def test_panels_that_cannot_be_loaded_say_why_in_their_tabs(qtbot, settings, monkeypatch):
-    import visualizer.main_window as main_window
+    import visualizer.window.main_window as main_window
     from visualizer.panels.registry import PANELS
 
     loaded = main_window.panel_class

@@ -8,7 +8,7 @@ import pytest
 from model.interface import Interventions
 from model.probes.norm_stats import NORM_STATS, PaddedBatchStats, norm_affine, padded_batch_stats
 from model.transformer.checkpoint import load_checkpoint
-from visualizer.session import ComputeRequest
+from visualizer.state.session import ComputeRequest
 
 
 @pytest.fixture

@@ -16,9 +16,9 @@ from model.shipped import default_checkpoint_path, shipped_replay_path
 from model.tasks.probe import trace_probe
 from model.tasks.replay import read_replay
 from model.transformer.checkpoint import load_checkpoint
-from visualizer.main_window import MainWindow
 from visualizer.panels.registry import PANEL_KEYS
-from visualizer.session import Session
+from visualizer.state.session import Session
+from visualizer.window.main_window import MainWindow
 
 pytestmark = pytest.mark.slow  # starts training processes
 

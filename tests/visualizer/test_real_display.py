@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from visualizer.app import XCB_LIBRARIES
+from visualizer.window.app import XCB_LIBRARIES
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("Xvfb") and shutil.which("xdotool")), reason="Xvfb and xdotool are not installed"

@@ -18,8 +18,8 @@ from model.transformer.checkpoint import load_checkpoint, save_checkpoint
 from model.transformer.family import TransformerFamily, describe
 from model.transformer.model import Transformer
 from tests.factories import save_large_checkpoint, small_config, small_model
-from visualizer.runner import out_of_memory_message
-from visualizer.session import Computed, ModelInfo, ModelLoaded, RequestFailed, Session
+from visualizer.state.session import Computed, ModelInfo, ModelLoaded, RequestFailed, Session
+from visualizer.work.runner import out_of_memory_message
 
 SOURCE = "reverse: abcdef"
 OUT_OF_MEMORY = "CUDA out of memory. Tried to allocate 2.00 GiB"
@@ -398,7 +398,7 @@ def test_a_failed_start_overtaken_by_a_newer_one_does_not_undo_it():
 
 
 def test_panel_answers_are_bounded():
-    from visualizer.session import MAX_COMPUTED
+    from visualizer.state.session import MAX_COMPUTED
 
     session = Session()
     sent = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from visualizer.session import Computed, ComputeRequest, RequestFailed, Session
+from visualizer.state.session import Computed, ComputeRequest, RequestFailed, Session
 
 
 def loaded_session() -> tuple[Session, list]:
@@ -54,7 +54,7 @@ def test_nothing_is_computed_without_a_model():
 
 def test_a_panel_computation_in_flight_does_not_hold_up_stepping():
     from model.generation.decoding import DecodingSettings
-    from visualizer.session import StepRequest
+    from visualizer.state.session import StepRequest
 
     session, sent = loaded_session()
     session.snapshot = type("Snapshot", (), {"steps": (), "stop_reason": None})()

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import QApplication, QGraphicsView
 
 from model.generation.decoding_settings import STRATEGIES, DecodingSettings
 from model.transformer.checkpoint import default_checkpoint_path
-from visualizer.main_window import MainWindow
 from visualizer.panels.registry import PANEL_KEYS
-from visualizer.session import MAX_COMPUTED, ComputeRequest, Session
+from visualizer.state.session import MAX_COMPUTED, ComputeRequest, Session
+from visualizer.window.main_window import MainWindow
 
 FULL = os.environ.get("ATTNVIZ_SOAK") == "full"
 OPERATIONS = 10_000 if FULL else 1_500  # the short form: about 30 s on two cores

@@ -10,8 +10,8 @@ import sys
 import pytest
 from PySide6.QtGui import QImage
 
-from visualizer import app
-from visualizer.cli import main
+from visualizer.cli.attnviz import main
+from visualizer.window import app
 
 pytestmark = pytest.mark.slow  # starts fresh processes
 

@@ -47,9 +47,9 @@ from model.generation.engine import GenerationEngine
 from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
 from model.transformer.family import TransformerFamily
 from model.transformer.model import Transformer, TransformerConfig
-from visualizer.main_window import MainWindow
-from visualizer.session import Session, SnapshotReady
+from visualizer.state.session import Session, SnapshotReady
 from visualizer.widgets.attention_grid import AttentionGrid
+from visualizer.window.main_window import MainWindow
 
 GRID_SIZE = (900, 600)  # width, height in pixels
 SOURCE = "reverse: abcdefghijklmno"

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QApplication
 
 from visualizer.bench.paint import wait_until
 from visualizer.bench.random_models import save_large_checkpoint
-from visualizer.main_window import MainWindow
-from visualizer.session import Session
+from visualizer.state.session import Session
+from visualizer.window.main_window import MainWindow
 
 WAIT_MS = 120_000  # the longest any one phase may take before the benchmark gives up
 

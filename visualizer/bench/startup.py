@@ -7,7 +7,7 @@
     From the same moment to the shipped model loaded and its generation started, so that
     the first step can be taken.
 
-The app runs offscreen with ``--probe-startup`` (see ``visualizer.app.probe_startup``),
+The app runs offscreen with ``--probe-startup`` (see ``visualizer.window.app.probe_startup``),
 which prints the wall-clock times of both events as one JSON line and quits.
 """
 

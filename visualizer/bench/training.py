@@ -31,8 +31,8 @@ from PySide6.QtWidgets import QApplication
 from model.tasks.probe import anti_diagonal
 from visualizer.bench.paint import wait_until
 from visualizer.bench.responsiveness import LoopWatch
-from visualizer.main_window import MainWindow
-from visualizer.session import Session
+from visualizer.state.session import Session
+from visualizer.window.main_window import MainWindow
 
 VISIBLE = 0.5  # the anti-diagonal's strength that counts as clearly visible
 WAIT_MS = 300_000

@@ -14,9 +14,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from visualizer.events import Subscriptions
 from visualizer.panels.registry import ENTRIES
-from visualizer.session import Session
+from visualizer.state.events import Subscriptions
+from visualizer.state.session import Session
 
 WHAT_IF_STYLE = (
     "background: #fff3cd; color: #6b4e00; border: 1px solid #e0b000; padding: 4px; font-weight: bold"

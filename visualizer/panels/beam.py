@@ -38,7 +38,7 @@ from visualizer.panels.beam_tree import (
     signed,
 )
 from visualizer.panels.registry import TITLES
-from visualizer.session import Session
+from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 

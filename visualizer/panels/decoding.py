@@ -24,11 +24,11 @@ from model.generation.decoding import DecodingSettings, filtered_distribution
 from model.generation.records import StepRecord
 from model.interface import Tokenizer
 from model.tasks.calibration import data_next_token, total_variation
-from visualizer.events import Subscriptions
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.decoding_text import TEXT
 from visualizer.panels.registry import TITLES
-from visualizer.session import Session
+from visualizer.state.events import Subscriptions
+from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token
 
 TOP = 30  # bars for the most likely tokens; the rest of the mass is one more bar

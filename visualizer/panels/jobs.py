@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QProgressBar
 
-from visualizer.session import Session
+from visualizer.state.session import Session
 
 
 @dataclass(frozen=True)

@@ -14,15 +14,23 @@ it. Until then the page says "Loading…" (or why the model cannot be shown ther
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QStackedWidget, QWidget
 
-from visualizer.events import Subscriptions
 from visualizer.i18n import tr
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import PanelEntry
-from visualizer.session import Session
+from visualizer.state.events import Subscriptions
+from visualizer.state.session import Session
+
+
+def panel_class(entry: PanelEntry) -> type[ConceptPanel]:
+    """The class of one panel (imports its module, and so torch)."""
+    module, name = entry.where.split(":")
+    return getattr(import_module(f"visualizer.panels.{module}"), name)
+
 
 UNSUPPORTED_STYLE = "color: #9a9a9a; font-size: 13pt; padding: 24px"
 

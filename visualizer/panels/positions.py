@@ -44,7 +44,7 @@ from visualizer.panels.positions_swap import (
 )
 from visualizer.panels.positions_text import TEXT
 from visualizer.panels.registry import TITLES
-from visualizer.session import Session
+from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, SELECTED_COLOR
 
 ENCODING_KEY = ("positions", "encoding")

@@ -1,7 +1,7 @@
 """The panels the window shows, in order; ``--panel NAME`` selects one by its key.
 
 Keys and tab titles are known without importing the panels (which import torch), so the
-window can show its tabs before torch is loaded; ``panel_class()`` imports one.
+window can show its tabs before torch is loaded; ``page.panel_class()`` imports one.
 
 Each panel declares here, in one visible place, the capabilities it needs of the loaded
 model (``needs``: a check of its ``FamilyInfo`` that returns why it cannot be shown, or
@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from model.interface import FamilyInfo
-    from visualizer.panels.base import ConceptPanel
 
 Requirement = Callable[["FamilyInfo"], "str | None"]  # None: supported; else why not, in one line
 
@@ -153,9 +151,3 @@ PANELS: tuple[PanelEntry, ...] = (
 PANEL_KEYS = tuple(entry.key for entry in PANELS)
 TITLES = {entry.key: entry.titles for entry in PANELS}
 ENTRIES = {entry.key: entry for entry in PANELS}
-
-
-def panel_class(entry: PanelEntry) -> type[ConceptPanel]:
-    """The class of one panel (imports its module, and so torch)."""
-    module, name = entry.where.split(":")
-    return getattr(import_module(f"visualizer.panels.{module}"), name)

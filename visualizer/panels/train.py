@@ -1,6 +1,6 @@
 """The Train page: train a model live and watch its attention form, or replay a run from a file.
 
-The run is a separate process (``visualizer.training_process``, ``model.tasks.live``): the
+The run is a separate process (``visualizer.work.training_process``, ``model.tasks.live``): the
 window only hears its events. Each snapshot is a checkpoint file; the probe is run on the
 shown snapshot by a thread of this page (``ProbeTracer``), never on the GUI thread, and the
 answers are kept per (run, snapshot, probe). "Open in main view" points every view of the
@@ -36,12 +36,12 @@ from visualizer.panels.registry import TITLES
 from visualizer.panels.train_files import TrainFilesMixin
 from visualizer.panels.train_status import status_line
 from visualizer.panels.train_text import TRAIN
-from visualizer.probe_tracer import ProbeTracer
-from visualizer.training_process import TrainingProcess
-from visualizer.training_run import TrainingRun
+from visualizer.state.training_run import TrainingRun
 from visualizer.widgets.combo import refill
 from visualizer.widgets.probe_view import ProbeView
 from visualizer.widgets.training_curves import TrainingCurves
+from visualizer.work.probe_tracer import ProbeTracer
+from visualizer.work.training_process import TrainingProcess
 
 DEFAULT_PROBE = "reverse: attention"
 DATA_CHOICES = ("reverse_short", "reverse", "sort", "all_tasks", "pairs_file")

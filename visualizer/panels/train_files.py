@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from model.shipped import default_checkpoint_path
-from visualizer.training_run import REPLAY_FILTER, TrainingRun
+from visualizer.state.training_run import REPLAY_FILTER, TrainingRun
 
 
 class TrainFilesMixin:

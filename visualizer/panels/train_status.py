@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from visualizer.training_run import TrainingRun
+from visualizer.state.training_run import TrainingRun
 
 
 def status_line(run: TrainingRun | None, state: str, text: Callable[..., str]) -> str | None:

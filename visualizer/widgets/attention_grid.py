@@ -23,10 +23,10 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QGuiApplication, QPainterPath, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
-from visualizer.events import Subscriptions
 from visualizer.i18n import tr, trf
-from visualizer.session import Session
-from visualizer.views import AttentionView, describe_cell
+from visualizer.state.events import Subscriptions
+from visualizer.state.session import Session
+from visualizer.state.views import AttentionView, describe_cell
 from visualizer.widgets.heatmap import (
     BACKGROUND,
     HIGHLIGHT_COLOR,

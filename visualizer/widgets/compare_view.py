@@ -15,9 +15,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from model.interface import Interventions
-from visualizer.compare import Comparison, shown_matrix
-from visualizer.events import Subscriptions
 from visualizer.i18n import tr, trf
+from visualizer.state.compare import Comparison, shown_matrix
+from visualizer.state.events import Subscriptions
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 from visualizer.widgets.timeline import Timeline

@@ -6,10 +6,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
-from visualizer.events import Subscriptions
 from visualizer.i18n import tr, trf
-from visualizer.session import Session
-from visualizer.views import AttentionView, describe_cell, head_name
+from visualizer.state.events import Subscriptions
+from visualizer.state.session import Session
+from visualizer.state.views import AttentionView, describe_cell, head_name
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QCompleter, QHBoxLayout, QLabel, QWidget
 
 from visualizer.i18n import Translator, tr
-from visualizer.protocol import ModelInfo
-from visualizer.session import Session
+from visualizer.state.protocol import ModelInfo
+from visualizer.state.session import Session
 
 NOT_FORCED = "(the model's choice)"
 

@@ -7,8 +7,8 @@ import html
 
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
-from visualizer.events import Subscriptions
-from visualizer.session import Session
+from visualizer.state.events import Subscriptions
+from visualizer.state.session import Session
 
 TEXT = {
     "en": {

@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
 
-from visualizer.events import Subscriptions
 from visualizer.i18n import tr, trf
-from visualizer.session import Session
+from visualizer.state.events import Subscriptions
+from visualizer.state.session import Session
 from visualizer.widgets.heatmap import display_token
 
 BUTTONS_PER_PASS = 16

@@ -1,7 +1,7 @@
 """The Train page's curves: the training loss, and exact match on the training batch and held out.
 
 The newest point of each curve is marked, and a vertical line marks the snapshot the page
-shows. Redrawn from a ``visualizer.training_run.TrainingRun`` (plain arrays, set in place).
+shows. Redrawn from a ``visualizer.state.training_run.TrainingRun`` (plain arrays, set in place).
 """
 
 from __future__ import annotations

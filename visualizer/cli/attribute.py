@@ -7,14 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from visualizer.cli_common import (
+from visualizer.cli.common import (
     UsageError,
     add_language_options,
     add_overwrite_option,
     load,
     refuse_to_overwrite,
 )
-from visualizer.options import add_decoding_options, decoding_settings
+from visualizer.state.options import add_decoding_options, decoding_settings
 
 
 def add_attribute_parser(sub) -> None:

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from visualizer.cli_common import (
+from visualizer.cli.common import (
     UsageError,
     add_language_options,
     add_overwrite_option,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 
 from model.tasks.coverage import TRAINED_ON
-from visualizer.session import ModelInfo
+from visualizer.state.session import ModelInfo
 
 TEXT = {
     "en": {

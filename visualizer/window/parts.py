@@ -13,12 +13,12 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QWidget
 
 from model.generation.decoding_settings import DecodingSettings
-from visualizer.about_model import TEXT as ABOUT_TEXT
-from visualizer.about_model import about_html
-from visualizer.export_names import export_name, suggested_path
 from visualizer.i18n import tr, trf
 from visualizer.panels.registry import PANELS
-from visualizer.session import COLORMAPS
+from visualizer.state.about_model import TEXT as ABOUT_TEXT
+from visualizer.state.about_model import about_html
+from visualizer.state.export_names import export_name, suggested_path
+from visualizer.state.session import COLORMAPS
 
 MAX_RECENT = 8
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog
 
-from visualizer.compare_page import ComparePage
 from visualizer.i18n import tr
-from visualizer.training_run import REPLAY_FILTER
+from visualizer.state.training_run import REPLAY_FILTER
+from visualizer.window.compare_page import ComparePage
 
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
 

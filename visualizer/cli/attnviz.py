@@ -24,8 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-from visualizer.cli_attribute import add_attribute_parser, cmd_attribute
-from visualizer.cli_common import (
+from visualizer.cli.attribute import add_attribute_parser, cmd_attribute
+from visualizer.cli.common import (
     EXIT_USAGE,
     OneLineParser,
     UsageError,
@@ -35,8 +35,8 @@ from visualizer.cli_common import (
     load,
     refuse_to_overwrite,
 )
-from visualizer.cli_heads import add_heads_parser, cmd_heads
-from visualizer.options import add_decoding_options, decoding_settings
+from visualizer.cli.heads import add_heads_parser, cmd_heads
+from visualizer.state.options import add_decoding_options, decoding_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -417,7 +417,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def run_gui(args: argparse.Namespace) -> int:
-    from visualizer.app import parse_size, run_gui
+    from visualizer.window.app import parse_size, run_gui
 
     if args.screenshot:
         refuse_to_overwrite(args, args.screenshot)

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from model.interface import Interventions
-from visualizer.events import Signal, Subscriptions
-from visualizer.session import Session
-from visualizer.views import AttentionView
+from visualizer.state.events import Signal, Subscriptions
+from visualizer.state.session import Session
+from visualizer.state.views import AttentionView
 
 # what-ifs that can be set on side B alone, by name of their Interventions field
 B_WHAT_IFS = ("no_positional", "no_scaling", "no_causal_mask", "uniform_attention", "no_attention")

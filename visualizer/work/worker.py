@@ -1,6 +1,6 @@
 """Runs the session's requests on a worker thread; results cross back as immutable objects.
 
-The work itself is ``visualizer.runner.ModelRunner``'s (Qt-free); this module gives it a
+The work itself is ``visualizer.work.runner.ModelRunner``'s (Qt-free); this module gives it a
 thread. Requests queue in order on that thread; results come back through a queued signal.
 
 torch and the model code are imported on the worker thread, by its first request: the
@@ -14,8 +14,8 @@ import weakref
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from visualizer.runner import ModelRunner
-from visualizer.session import Request, Session
+from visualizer.state.session import Request, Session
+from visualizer.work.runner import ModelRunner
 
 
 class ModelWorker(QObject, ModelRunner):

@@ -3,7 +3,7 @@
 ``ModelRunner`` owns the model and the generation engine: nothing else touches them. A
 request for a generation the user has since replaced is skipped, so the latest request
 wins. Every exception becomes a ``RequestFailed`` shown in the window, and the previous
-model and generation stay as they were. The Qt worker (``visualizer.worker``) runs it on a
+model and generation stay as they were. The Qt worker (``visualizer.work.worker``) runs it on a
 thread; tests run it in line (tests/fake_worker.py), so session logic is tested in
 milliseconds without a window or a thread.
 
@@ -17,7 +17,7 @@ import traceback
 from typing import TYPE_CHECKING
 
 from model.core.errors import first_line, one_line
-from visualizer.protocol import (
+from visualizer.state.protocol import (
     BranchRequest,
     Computed,
     ComputeProgress,

@@ -24,24 +24,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from visualizer.compare_page import ComparePage
-from visualizer.events import Subscriptions
 from visualizer.i18n import Translator, tr, trf
 from visualizer.panels.base import ConceptPanel
-from visualizer.panels.page import PanelPage
-from visualizer.panels.registry import PANELS, panel_class
-from visualizer.qt_language import install_qt_translations
-from visualizer.session import COLORMAPS, Session
+from visualizer.panels.page import PanelPage, panel_class
+from visualizer.panels.registry import PANELS
+from visualizer.state.events import Subscriptions
+from visualizer.state.session import COLORMAPS, Session
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.controls import DecodingControls, SourceBar, StepControls
 from visualizer.widgets.head_detail import HeadDetail
 from visualizer.widgets.output_line import OutputLine
 from visualizer.widgets.step_hint import StepHint
 from visualizer.widgets.timeline import Timeline
-from visualizer.window_opening import OpeningMixin
-from visualizer.window_panels import PanelsMixin
-from visualizer.window_parts import ExportMixin, HelpMixin, KindsMixin, SettingsMixin, no_attention_label
-from visualizer.worker import WorkerBridge
+from visualizer.window.compare_page import ComparePage
+from visualizer.window.opening import OpeningMixin
+from visualizer.window.pages import PanelsMixin
+from visualizer.window.parts import ExportMixin, HelpMixin, KindsMixin, SettingsMixin, no_attention_label
+from visualizer.window.qt_language import install_qt_translations
+from visualizer.work.worker import WorkerBridge
 
 
 class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin, PanelsMixin, QMainWindow):

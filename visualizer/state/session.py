@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from model.generation.decoding_settings import DecodingSettings
 from model.interface import NO_INTERVENTIONS, Interventions
 from model.tasks.coverage import TRAINED_ON, Finding, outside_training
-from visualizer.events import Signal
 from visualizer.i18n import trf
-from visualizer.protocol import (  # noqa: F401  (the session's vocabulary, imported from here too)
+from visualizer.state.events import Signal
+from visualizer.state.protocol import (  # noqa: F401  (the session's vocabulary, imported from here too)
     BranchRequest,
     Computed,
     ComputeProgress,
@@ -130,7 +130,7 @@ class Session:
 
     def attention(self):
         """What the attention views show now; computed once per change, shared by the views."""
-        from visualizer.views import attention_view, words_view
+        from visualizer.state.views import attention_view, words_view
 
         if self.snapshot is None or not self.snapshot.info.has_attention:
             return None  # loading, or a model without attention (the views say so)

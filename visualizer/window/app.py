@@ -83,8 +83,8 @@ def run_gui(args) -> int:
     app.setOrganizationName("attention-visualizer")
 
     from model.shipped import default_checkpoint_path
-    from visualizer.main_window import MainWindow
-    from visualizer.session import Session
+    from visualizer.state.session import Session
+    from visualizer.window.main_window import MainWindow
 
     session = Session()
     session.device = args.device
@@ -121,7 +121,7 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
     """Load, run ``--steps`` steps, save the whole window as PNG, exit (2 on any error)."""
     from PySide6.QtCore import QTimer
 
-    from visualizer.options import decoding_settings
+    from visualizer.state.options import decoding_settings
 
     width, height = parse_size(args.size)
     window.resize(width, height)
@@ -245,7 +245,7 @@ def probe_startup(app, window, session, checkpoint: Path) -> int:
 
 def apply_options(window, session, args) -> None:
     """Command-line options win over what the window remembered."""
-    from visualizer.options import decoding_given, decoding_settings
+    from visualizer.state.options import decoding_given, decoding_settings
 
     if args.text is not None:
         session.source = args.text

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import QObject, Signal
 
-from visualizer.training_run import TrainingRun
+from visualizer.state.training_run import TrainingRun
 
 
 class ProbeTracer(QObject):

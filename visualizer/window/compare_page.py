@@ -12,12 +12,12 @@ from pathlib import Path
 import shiboken6
 from PySide6.QtWidgets import QTabWidget
 
-from visualizer.compare import Comparison
-from visualizer.events import Subscriptions
 from visualizer.i18n import tr
-from visualizer.session import Session
+from visualizer.state.compare import Comparison
+from visualizer.state.events import Subscriptions
+from visualizer.state.session import Session
 from visualizer.widgets.compare_view import CompareView
-from visualizer.worker import WorkerBridge
+from visualizer.work.worker import WorkerBridge
 
 TITLE = "Compare A | B"
 
