@@ -9,6 +9,7 @@ import pytest
 
 from model.generation.engine import GenerationEngine
 from model.transformer.checkpoint import load_checkpoint
+from tests.waits import PROCESS_S
 from visualizer.cli.attnviz import main
 
 
@@ -116,7 +117,11 @@ def test_teacher_forced_trace(tiny_checkpoint_path, tmp_path):
 def test_mistakes_end_with_one_line_and_exit_status_2(args, message, tiny_checkpoint_path, tmp_path):
     args = [str(tiny_checkpoint_path) if a == "CKPT" else a for a in args]
     result = subprocess.run(
-        [sys.executable, "-m", "visualizer", *args], capture_output=True, text=True, cwd=tmp_path, timeout=120
+        [sys.executable, "-m", "visualizer", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=PROCESS_S,
     )
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from model.tasks.train import load_trained
+from tests.waits import PROCESS_S
 from visualizer.cli.attnviz import main
 
 TORCHRUN = Path(sys.executable).with_name("torchrun")
@@ -20,7 +21,7 @@ TORCHRUN = Path(sys.executable).with_name("torchrun")
 def torchrun(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
     command = [str(TORCHRUN), "--standalone", "--nproc_per_node", "2", "-m", "visualizer", "train", *args]
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=PROCESS_S)
 
 
 def parameters(path: Path) -> dict[str, torch.Tensor]:

@@ -15,6 +15,7 @@ from model.tasks.analysis import head_roles
 from model.tasks.evaluate import evaluate, greedy_decode_batch
 from model.tasks.synthetic import DATE_FORMS, answers
 from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
+from tests.waits import PROCESS_S
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +151,7 @@ def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=PROCESS_S,
     )
     assert result.returncode == 0, result.stderr
     wheel = next(tmp_path.glob("attention_visualizer-*.whl"))
@@ -165,7 +166,7 @@ def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=PROCESS_S,
     )
     assert install.returncode == 0, install.stderr
     probe = (
@@ -177,7 +178,7 @@ def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
         [sys.executable, "-c", probe],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=PROCESS_S,
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(target), "QT_QPA_PLATFORM": "offscreen"},
     )

@@ -7,6 +7,7 @@ import gc
 import pytest
 from PySide6.QtCore import QSettings
 
+from tests.waits import EVENT_MS
 from visualizer.state.session import Session
 from visualizer.window.main_window import MainWindow
 from visualizer.work.worker import WorkerBridge
@@ -24,7 +25,7 @@ class Harness:
     def open(self, path) -> None:
         self.window.open_checkpoint(path)
         self.wait_idle()
-        self.qtbot.waitUntil(lambda: self.session.snapshot is not None, timeout=20_000)
+        self.qtbot.waitUntil(lambda: self.session.snapshot is not None, timeout=EVENT_MS)
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from model.generation.engine import GenerationEngine
 from model.interface import Interventions
 from model.registry import open_model
+from tests.waits import EVENT_MS
 
 
 def caught_up(harness) -> bool:
@@ -28,13 +29,13 @@ def test_b_steps_with_a_and_the_difference_is_drawn(harness, tiny_checkpoint_pat
     assert window.pages.currentWidget() is window.compare.view
     for _ in range(3):
         qtbot.keyClick(window.compare.view, Qt.Key.Key_Right)
-        qtbot.waitUntil(lambda: caught_up(harness), timeout=20_000)
+        qtbot.waitUntil(lambda: caught_up(harness), timeout=EVENT_MS)
     b = window.compare.session
     assert harness.session.cursor == b.cursor == 2
     assert b.snapshot.interventions.no_scaling and not harness.session.snapshot.interventions.no_scaling
     harness.session.set_kind("cross")
     harness.session.select_head(1, 3)
-    qtbot.waitUntil(lambda: window.compare.view.shown_difference is not None, timeout=5_000)
+    qtbot.waitUntil(lambda: window.compare.view.shown_difference is not None, timeout=EVENT_MS)
     model = open_model(tiny_checkpoint_path, "cpu")
     a_engine = GenerationEngine(model, "reverse: abcdef")
     b_engine = GenerationEngine(model, "reverse: abcdef", interventions=Interventions(no_scaling=True))
@@ -59,7 +60,7 @@ def test_b_steps_with_a_and_the_difference_is_drawn(harness, tiny_checkpoint_pat
 def test_stop_comparing_removes_the_page_and_its_worker(harness, tiny_checkpoint_path, qtbot):
     window = harness.window
     window.compare_with(tiny_checkpoint_path)
-    qtbot.waitUntil(lambda: caught_up(harness), timeout=20_000)
+    qtbot.waitUntil(lambda: caught_up(harness), timeout=EVENT_MS)
     bridge = window.compare.bridge
     pages = window.pages.count()
     window.stop_compare()
@@ -71,7 +72,7 @@ def test_stop_comparing_removes_the_page_and_its_worker(harness, tiny_checkpoint
 def test_the_compare_page_follows_the_language(harness, tiny_checkpoint_path, qtbot):
     window = harness.window
     window.compare_with(tiny_checkpoint_path, "no_positional")
-    qtbot.waitUntil(lambda: caught_up(harness), timeout=20_000)
+    qtbot.waitUntil(lambda: caught_up(harness), timeout=EVENT_MS)
     harness.session.set_language("zh")
     index = window.pages.indexOf(window.compare.view)
     assert window.pages.tabText(index) == "比较 A | B"

@@ -15,6 +15,7 @@ from model.generation.engine import GenerationEngine
 from model.hf.loading import open_hf
 from tests.hf_factories import write_hf_model
 from tests.visualizer.conftest import window_on
+from tests.waits import EVENT_MS
 from visualizer.panels.registry import PANELS
 
 
@@ -115,7 +116,9 @@ def test_languages_from_the_command_line_apply_before_the_first_generation(qtbot
     qtbot.addWidget(window)
     window.show()
     window.open_checkpoint(nllb)
-    qtbot.waitUntil(lambda: session.snapshot is not None and len(session.snapshot.steps) == 2, timeout=20_000)
+    qtbot.waitUntil(
+        lambda: session.snapshot is not None and len(session.snapshot.steps) == 2, timeout=EVENT_MS
+    )
     assert (session.model.source_language, session.model.target_language) == ("fra_Latn", "deu_Latn")
     assert session.snapshot.encoder.tokens[0] == "fra_Latn"
     assert session.model.tokenizer.token_text(session.snapshot.steps[0].token_id) == "deu_Latn"
@@ -187,7 +190,7 @@ def test_t5_shows_its_relative_position_bias(qtbot, settings, tmp_path):
     window.show_panel("relative_bias")
     panel = window.panels[[entry.key for entry in PANELS].index("relative_bias")]
     session.select_head(0, 1)
-    qtbot.waitUntil(lambda: panel.bias is not None and bool(panel.head_curves), timeout=20_000)
+    qtbot.waitUntil(lambda: panel.bias is not None and bool(panel.head_curves), timeout=EVENT_MS)
     expected = relative_bias(open_hf(folder, "cpu"), list(session.snapshot.encoder.tokens))
     shown = {title: curve.getData() for title, curve in panel.head_curves.items()}
     encoder = next(data for title, data in shown.items() if "encoder" in title)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLayout, QWidget
 from model.shipped import default_checkpoint_path
 from model.tasks.examples import CHOSEN
 from tests.visualizer.conftest import window_on
+from tests.waits import EVENT_MS
 from visualizer.panels.registry import PANELS
 
 
@@ -49,7 +50,7 @@ def assert_laid_out(harness, key: str) -> None:
     def tall_enough() -> bool:
         return panel.height() >= panel.outer.totalMinimumHeightForWidth(panel.width())
 
-    harness.qtbot.waitUntil(tall_enough, timeout=2_000)
+    harness.qtbot.waitUntil(tall_enough, timeout=EVENT_MS)
     harness.wait_idle()
     needed = panel.outer.totalMinimumHeightForWidth(panel.width())
     assert panel.height() >= needed, (key, panel.height(), needed)

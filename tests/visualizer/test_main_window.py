@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel
 
 from model.generation.engine import GenerationEngine
 from model.transformer.checkpoint import load_checkpoint
+from tests.waits import EVENT_MS
 from visualizer.state.session import Session
 from visualizer.widgets.heatmap import display_token
 from visualizer.window.main_window import MainWindow
@@ -27,7 +28,7 @@ def engine_after(path, source: str, steps: int) -> GenerationEngine:
 
 def press(harness, key, times: int = 1) -> None:
     harness.window.activateWindow()  # shortcuts act on the active window, as for a user
-    harness.qtbot.waitUntil(harness.window.isActiveWindow, timeout=2000)
+    harness.qtbot.waitUntil(harness.window.isActiveWindow, timeout=EVENT_MS)
     for _ in range(times):
         harness.qtbot.keyClick(harness.window.grid, key)
         harness.wait_idle()
@@ -87,7 +88,7 @@ def test_step_back_play_reset_and_run_to_end_by_keyboard(harness):
     harness.window.step_controls.speed.setValue(30)
     harness.qtbot.keyClick(harness.window.grid, Qt.Key.Key_Space)
     assert session.playing
-    harness.qtbot.waitUntil(lambda: len(session.snapshot.steps) >= 3, timeout=10_000)
+    harness.qtbot.waitUntil(lambda: len(session.snapshot.steps) >= 3, timeout=EVENT_MS)
     harness.qtbot.keyClick(harness.window.grid, Qt.Key.Key_Space)
     assert not session.playing
     harness.wait_idle()
@@ -207,7 +208,7 @@ def test_settings_are_remembered(qtbot, settings, harness, tiny_checkpoint_path)
     assert window.recent_files()[0] == str(tiny_checkpoint_path)
     # the attention tabs are built from the model's kinds once a model loads: the remembered one is shown
     window.open_checkpoint(tiny_checkpoint_path)
-    qtbot.waitUntil(lambda: window.session.snapshot is not None and not window.session.busy, timeout=20_000)
+    qtbot.waitUntil(lambda: window.session.snapshot is not None and not window.session.busy, timeout=EVENT_MS)
     assert window.session.kind == "dec_self"
     assert window.kind_tabs.currentIndex() == 1 and window.kind_tabs.tabData(1) == "dec_self"
     window.close()
@@ -267,10 +268,10 @@ def test_the_app_starts_on_the_shipped_checkpoint(qtbot, settings):
     qtbot.addWidget(window)
     window.show()
     window.open_checkpoint(default_checkpoint_path())
-    qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=30_000)
+    qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=EVENT_MS)
     assert session.model.path == default_checkpoint_path()
     session.run_to_end()
-    qtbot.waitUntil(lambda: not session.busy, timeout=30_000)
+    qtbot.waitUntil(lambda: not session.busy, timeout=EVENT_MS)
     assert session.snapshot.output_text() == "noitnetta"
     assert "noitnetta" in window.output_label.text()
     window.close()
@@ -311,12 +312,12 @@ def test_a_lazy_window_paints_its_tabs_first_and_builds_the_panels_after_torch(q
     window.show()
     layernorm = window.pages.currentWidget()
     assert not layernorm.built and layernorm.reason.text() == "Loading…"
-    qtbot.waitUntil(lambda: all(page.built for page in window.panel_pages), timeout=30_000)
+    qtbot.waitUntil(lambda: all(page.built for page in window.panel_pages), timeout=EVENT_MS)
     assert [page.built_panel.key for page in window.panel_pages] == [entry.key for entry in PANELS]
     assert [page.panel for page in window.panel_pages] == window.panels
     assert layernorm.panel is window.panels[[e.key for e in PANELS].index("layernorm")]
     window.open_checkpoint(default_checkpoint_path())
-    qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=30_000)
+    qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=EVENT_MS)
     assert layernorm.shows_panel and layernorm.content() is layernorm.panel
     assert window.cuda_action.text() in ("CUDA", "CUDA (not available)")
     window.close()
@@ -356,7 +357,7 @@ def test_panels_that_cannot_be_loaded_say_why_in_their_tabs(qtbot, settings, mon
     window = MainWindow(Session(), settings, lazy_panels=True)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.panels_failed, timeout=30_000)
+    qtbot.waitUntil(lambda: window.panels_failed, timeout=EVENT_MS)
     assert [panel.key for panel in window.panels] == [entry.key for entry in PANELS[:2]]
     for page in window.panel_pages[2:]:
         assert not page.built and "libtorch_cpu.so" in page.reason.text()
@@ -379,7 +380,7 @@ def test_a_long_run_gets_every_timeline_button_and_the_grid_labels_are_reused(ha
     steps = harness.session.snapshot.steps
     assert len(steps) > BUTTONS_PER_PASS  # more buttons than one pass of the event loop makes
     timeline = harness.window.timeline
-    harness.qtbot.waitUntil(lambda: len(timeline.buttons) == len(steps), timeout=5_000)
+    harness.qtbot.waitUntil(lambda: len(timeline.buttons) == len(steps), timeout=EVENT_MS)
     assert [b.text() for b in timeline.buttons] == [
         display_token(t) for t in harness.session.snapshot.output_tokens
     ]
@@ -426,7 +427,7 @@ def test_enter_in_the_source_box_runs_and_plays(harness, qtbot):
     bar.edit.setText("reverse: entér")
     qtbot.keyClick(bar.edit, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: session.snapshot is not None and session.snapshot.source == "reverse: entér")
-    qtbot.waitUntil(lambda: session.cursor >= 1, timeout=20_000)  # it plays on its own
+    qtbot.waitUntil(lambda: session.cursor >= 1, timeout=EVENT_MS)  # it plays on its own
     # the answer to this action stays while it plays: the play timer's steps are not new actions
     assert "not in the vocabulary" in harness.window.message_label.text()
     session.stop()

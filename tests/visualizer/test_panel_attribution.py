@@ -15,6 +15,7 @@ from model.attribution.methods import METHODS, AttributionSettings, attribute
 from model.generation.engine import GenerationEngine
 from model.interface import NO_INTERVENTIONS
 from model.transformer.checkpoint import load_checkpoint
+from tests.waits import EVENT_MS
 from visualizer.panels.attribution import AGREEMENT_METHODS, Stopped, attribution_job, scaled_rows
 
 
@@ -54,7 +55,7 @@ def test_attribution_page_shows_every_method_of_the_shown_step(harness, tiny_che
     progress = []
     harness.session.compute_progress.connect(lambda key, fraction, stage: progress.append((key, fraction)))
     panel = panel_of(harness, "attribution")
-    harness.qtbot.waitUntil(lambda: panel.result is not None, timeout=20_000)
+    harness.qtbot.waitUntil(lambda: panel.result is not None, timeout=EVENT_MS)
     snapshot, step = harness.session.snapshot, harness.session.cursor
     assert step == 2
     model = load_checkpoint(tiny_checkpoint_path, "cpu")
@@ -84,7 +85,7 @@ def test_attribution_page_shows_every_method_of_the_shown_step(harness, tiny_che
     assert panel.result.settings.layer == 0
     # another number of integrated-gradient points: computed again with it
     panel.ig_points.setValue(8)
-    harness.qtbot.waitUntil(lambda: panel.result.settings.ig_steps == 8, timeout=20_000)
+    harness.qtbot.waitUntil(lambda: panel.result.settings.ig_steps == 8, timeout=EVENT_MS)
 
 
 def test_stop_leaves_the_page_stopped_until_asked_again(harness):
@@ -101,7 +102,7 @@ def test_stop_leaves_the_page_stopped_until_asked_again(harness):
     assert isinstance(harness.session.computed[panel.job_key], Stopped)
     assert "Stopped" in panel.status.text() and panel.run_button.isEnabled()
     panel.run_button.click()
-    harness.qtbot.waitUntil(lambda: panel.result is not None, timeout=20_000)
+    harness.qtbot.waitUntil(lambda: panel.result is not None, timeout=EVENT_MS)
     assert not isinstance(harness.session.computed[panel.job_key], Stopped)
 
 
@@ -115,7 +116,7 @@ def test_the_attribution_job_stops_when_asked(tiny_checkpoint):
 def test_head_importance_page_measures_and_ablates_like_the_engine(harness, tiny_checkpoint_path):
     stepped(harness, 4)
     panel = panel_of(harness, "heads")
-    harness.qtbot.waitUntil(lambda: panel.result is not None, timeout=30_000)
+    harness.qtbot.waitUntil(lambda: panel.result is not None, timeout=EVENT_MS)
     assert panel.sample.currentData() == "source"  # no task recorded in the tiny model
     model = load_checkpoint(tiny_checkpoint_path, "cpu")
     snapshot = harness.session.snapshot
@@ -182,7 +183,7 @@ def test_head_importance_on_the_sources_run(harness):
 def test_logit_lens_table_is_the_models_lens(harness, tiny_checkpoint_path):
     stepped(harness, 3)
     panel = panel_of(harness, "logit_lens")
-    harness.qtbot.waitUntil(lambda: panel.lens is not None, timeout=20_000)
+    harness.qtbot.waitUntil(lambda: panel.lens is not None, timeout=EVENT_MS)
     model = load_checkpoint(tiny_checkpoint_path, "cpu")
     snapshot = harness.session.snapshot
     expected = logit_lens(model, snapshot.source, snapshot.output_ids[:3], 2, k=panel.table.columnCount() - 2)

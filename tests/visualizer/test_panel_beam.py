@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from model.probes.teacher_forcing import teacher_force
 from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
+from tests.waits import EVENT_MS
 from visualizer.panels.beam_tree import BEST_COLOR, FUTURE_OPACITY, STYLES, NodeItem, signed
 from visualizer.widgets.heatmap import display_token
 
@@ -215,7 +216,7 @@ def test_finished_hypotheses_of_the_shipped_model(harness, qtbot):
     harness.wait_idle()
     session.run_to_end()
     harness.wait_idle()
-    qtbot.waitUntil(lambda: session.snapshot.stop_reason is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: session.snapshot.stop_reason is not None, timeout=EVENT_MS)
     panel = panel_of(harness)
     snapshot = session.snapshot
     result, tokenizer = snapshot.beam, snapshot.tokenizer

@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 
 from model.generation.decoding import next_token_distribution
 from model.tasks.calibration import data_next_token
+from tests.waits import EVENT_MS
 from visualizer.panels.decoding import FORCED_COLOR, HIGHLIGHT_COLOR, TOP
 from visualizer.widgets.heatmap import display_token
 
@@ -190,7 +191,7 @@ def test_clicking_a_bar_forces_its_token(harness, panel):
     step_to(harness, 2)
     ids, _ = expected_bars(shown_step(harness), shown_step(harness).probs, harness)
     view = panel.plot.vb
-    harness.qtbot.waitUntil(lambda: view.sceneBoundingRect().width() > 100, timeout=2000)
+    harness.qtbot.waitUntil(lambda: view.sceneBoundingRect().width() > 100, timeout=EVENT_MS)
     scene = view.mapViewToScene(pg_point(3.2, 0.0001))
     pos = panel.plot_widget.mapFromScene(scene)
     harness.qtbot.mouseClick(

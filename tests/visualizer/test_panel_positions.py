@@ -20,6 +20,7 @@ from model.probes.positions import (
 )
 from model.transformer.checkpoint import load_checkpoint, save_checkpoint
 from tests.factories import small_model
+from tests.waits import EVENT_MS
 
 SOURCE = "reverse: abcdef"  # the harness's source
 
@@ -28,7 +29,7 @@ def shown_panel(harness):
     harness.window.show_panel("positions")
     harness.wait_idle()
     panel = next(p for p in harness.window.panels if p.key == "positions")
-    harness.qtbot.waitUntil(lambda: panel.table is not None, timeout=20_000)
+    harness.qtbot.waitUntil(lambda: panel.table is not None, timeout=EVENT_MS)
     return panel
 
 
@@ -141,7 +142,7 @@ def test_removing_positional_encoding_makes_the_encoder_order_blind(harness, tin
     assert not panel.what_if_banner.isVisible()
     panel.what_if_button.setChecked(True)
     harness.wait_idle()
-    harness.qtbot.waitUntil(lambda: panel.comparison is not None, timeout=20_000)
+    harness.qtbot.waitUntil(lambda: panel.comparison is not None, timeout=EVENT_MS)
     assert panel.what_if_banner.isVisible() and panel.swap_canvas.isVisible()
     assert (panel.swap_a.value(), panel.swap_b.value()) == (9, 10)
 
@@ -197,7 +198,9 @@ def test_learned_positions_are_shown_as_learned(harness, tmp_path):
     save_checkpoint(path, model, tokenizer, {"note": "learned positions"})
     panel = shown_panel(harness)
     harness.open(path)
-    harness.qtbot.waitUntil(lambda: panel.table is not None and panel.table.kind == "learned", timeout=20_000)
+    harness.qtbot.waitUntil(
+        lambda: panel.table is not None and panel.table.kind == "learned", timeout=EVENT_MS
+    )
     expected = load_checkpoint(path, "cpu").model.pos_embed.weight.detach().numpy()
     np.testing.assert_allclose(panel.pe_image.image, expected, atol=1e-7)
     assert "learned" in panel.info.text()

@@ -16,13 +16,13 @@ from model.shipped import default_checkpoint_path, shipped_replay_path
 from model.tasks.probe import trace_probe
 from model.tasks.replay import read_replay
 from model.transformer.checkpoint import load_checkpoint
+from tests.waits import EVENT_MS
 from visualizer.panels.registry import PANEL_KEYS
 from visualizer.state.session import Session
 from visualizer.window.main_window import MainWindow
 
 pytestmark = pytest.mark.slow  # starts training processes
 
-WAIT = 90_000
 
 
 def gone(pid: int) -> bool:
@@ -37,13 +37,15 @@ def start(panel, qtbot, steps: int, every: int) -> None:
     panel.steps.setValue(steps)
     panel.every.setValue(every)
     panel.train()
-    qtbot.waitUntil(lambda: panel.run is not None and len(panel.run.steps) >= 1, timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.run is not None and len(panel.run.steps) >= 1, timeout=EVENT_MS)
 
 
 def shown_probe_equals(panel, qtbot, index: int) -> None:
     """The page shows snapshot ``index``'s probe: the large head equals the probe run directly."""
-    qtbot.waitUntil(lambda: panel.traces.get(panel.probe_key(index)) is not None, timeout=WAIT)
-    qtbot.waitUntil(lambda: panel.probe_view.trace is panel.traces.get(panel.probe_key(index)), timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.traces.get(panel.probe_key(index)) is not None, timeout=EVENT_MS)
+    qtbot.waitUntil(
+        lambda: panel.probe_view.trace is panel.traces.get(panel.probe_key(index)), timeout=EVENT_MS
+    )
     expected = trace_probe(panel.run.snapshot_model(index), panel.probe.text())
     layer, head = panel.probe_view.chosen
     kind = panel.kind.currentData()
@@ -73,26 +75,26 @@ def test_the_page_is_a_panel_and_opens_with_the_shipped_replay(train_page):
 
 def test_a_live_run_streams_and_every_view_shows_its_own_numbers(harness, train_page, qtbot, tmp_path):
     panel, session = train_page, harness.session
-    start(panel, qtbot, steps=60, every=20)
-    qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=WAIT)
+    start(panel, qtbot, steps=21, every=7)
+    qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=EVENT_MS)
     run = panel.run
-    assert run.replay is None and run.steps == list(range(1, 61))
-    assert [s.step for s in run.snapshots] == [0, 20, 40, 60]
+    assert run.replay is None and run.steps == list(range(1, 22))
+    assert [s.step for s in run.snapshots] == [0, 7, 14, 21]
     # the curves are the run's numbers
     panel.draw_curves()
     steps, loss = panel.curves.loss_line.xData, panel.curves.loss_line.yData
     np.testing.assert_array_equal(steps, run.steps)
     np.testing.assert_allclose(loss, run.loss)
     held_steps, held = panel.curves.held_line.getData()
-    np.testing.assert_array_equal(held_steps, [0, 20, 40, 60])
+    np.testing.assert_array_equal(held_steps, [0, 7, 14, 21])
     np.testing.assert_allclose(held, [s.held_out for s in run.snapshots])
-    assert panel.curves.marks[0].value() == 60  # the shown snapshot, marked
-    assert "60" in panel.status.text()
+    assert panel.curves.marks[0].value() == 21  # the shown snapshot, marked
+    assert "21" in panel.status.text()
     # the probe on the newest snapshot, then on an earlier one chosen with the slider
     shown_probe_equals(panel, qtbot, 3)
     panel.slider.setValue(1)
     shown_probe_equals(panel, qtbot, 1)
-    assert panel.curves.marks[0].value() == 20
+    assert panel.curves.marks[0].value() == 7
     # saved as a checkpoint: the snapshot's weights
     saved = tmp_path / "mine.safetensors"
     panel.save_checkpoint(saved)
@@ -100,24 +102,24 @@ def test_a_live_run_streams_and_every_view_shows_its_own_numbers(harness, train_
     for name, tensor in mine.model.state_dict().items():
         np.testing.assert_array_equal(tensor.numpy(), snapshot.model.state_dict()[name].numpy())
     panel.save_replay(tmp_path / "mine.replay.safetensors")
-    assert [s.step for s in read_replay(tmp_path / "mine.replay.safetensors").snapshots] == [0, 20, 40, 60]
+    assert [s.step for s in read_replay(tmp_path / "mine.replay.safetensors").snapshots] == [0, 7, 14, 21]
     # every view of the app pointed at the snapshot
     panel.open_in_main_view()
     qtbot.waitUntil(
-        lambda: session.model is not None and session.model.path == run.snapshots[1].path, timeout=WAIT
+        lambda: session.model is not None and session.model.path == run.snapshots[1].path, timeout=EVENT_MS
     )
-    assert session.model.metadata["steps_done"] == 20
+    assert session.model.metadata["steps_done"] == 7
     assert harness.window.pages.currentIndex() == 0  # the attention page in front
     # compared with the shipped model
     panel.compare_with(str(default_checkpoint_path()))
-    qtbot.waitUntil(lambda: harness.window.compare is not None, timeout=WAIT)
+    qtbot.waitUntil(lambda: harness.window.compare is not None, timeout=EVENT_MS)
     harness.window.stop_compare()
     # or with an earlier snapshot: the shown one in the main view, the other beside it
     path = session.model.path
     panel.compare_with(0)
-    qtbot.waitUntil(lambda: harness.window.compare is not None, timeout=WAIT)
+    qtbot.waitUntil(lambda: harness.window.compare is not None, timeout=EVENT_MS)
     compared = harness.window.compare.session
-    qtbot.waitUntil(lambda: compared.model is not None, timeout=WAIT)
+    qtbot.waitUntil(lambda: compared.model is not None, timeout=EVENT_MS)
     assert compared.model.path == run.snapshots[0].path and session.model.path == path
     harness.window.stop_compare()
 
@@ -127,16 +129,16 @@ def test_pause_resume_and_stop_and_no_process_is_left_behind(train_page, qtbot):
     start(panel, qtbot, steps=100_000, every=50)
     pid = panel.process.process.processId()
     panel.toggle_pause()
-    qtbot.waitUntil(lambda: panel.process.state == "paused", timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.process.state == "paused", timeout=EVENT_MS)
     assert panel.buttons["pause"].text() == "Resume"
     heard = len(panel.run.steps)
     qtbot.wait(800)
     assert len(panel.run.steps) == heard  # nothing trains while paused
     panel.toggle_pause()
-    qtbot.waitUntil(lambda: len(panel.run.steps) >= heard + 3, timeout=WAIT)
+    qtbot.waitUntil(lambda: len(panel.run.steps) >= heard + 3, timeout=EVENT_MS)
     assert panel.process.state == "running"
     panel.process.stop()
-    qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=EVENT_MS)
     assert gone(pid)
     last = panel.run.snapshots[-1]
     assert last.step == panel.run.steps[-1] < 100_000  # the model trained so far, saved
@@ -168,18 +170,18 @@ def test_a_crash_in_the_training_process_is_shown_and_the_app_keeps_working(
     panel.choose_pairs_file(bad)
     assert "--data" in panel.arguments(tmp_path)
     panel.train()
-    qtbot.waitUntil(lambda: panel.process.state == "failed", timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.process.state == "failed", timeout=EVENT_MS)
     assert panel.failure.isVisible() and "pairs.tsv holds no source<TAB>target pairs" in panel.failure.text()
     # killed from outside
     panel.data.setCurrentIndex(0)
     start(panel, qtbot, steps=100_000, every=1000)
     os.kill(panel.process.process.processId(), signal.SIGKILL)
-    qtbot.waitUntil(lambda: panel.process.state == "failed", timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.process.state == "failed", timeout=EVENT_MS)
     assert "ended unexpectedly" in panel.failure.text()
     # the window goes on: the model steps, and a new run trains
     before = len(session.snapshot.steps)
     session.step_forward()
-    qtbot.waitUntil(lambda: len(session.snapshot.steps) == before + 1, timeout=WAIT)
+    qtbot.waitUntil(lambda: len(session.snapshot.steps) == before + 1, timeout=EVENT_MS)
     # on the user's own pairs this time: the vocabulary is the data's
     good = tmp_path / "good.tsv"
     good.write_text(
@@ -187,7 +189,7 @@ def test_a_crash_in_the_training_process_is_shown_and_the_app_keeps_working(
     )
     panel.choose_pairs_file(good)
     start(panel, qtbot, steps=5, every=5)
-    qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.process.state == "finished", timeout=EVENT_MS)
     assert not panel.failure.isVisible()
     assert [s.step for s in panel.run.snapshots] == [0, 5]
     trained = load_checkpoint(panel.run.snapshots[-1].path, "cpu")
@@ -208,21 +210,21 @@ def test_replays_open_from_the_file_menu_and_bad_files_are_refused(harness, trai
     assert window.pages.currentWidget().entry.key == "train"
     assert panel.run is not before and panel.run.replay_path == shipped_replay_path()
     qtbot.waitUntil(
-        lambda: session.model is not None and session.model.path == shipped_replay_path(), timeout=WAIT
+        lambda: session.model is not None and session.model.path == shipped_replay_path(), timeout=EVENT_MS
     )
     assert session.model.metadata["replay_snapshot"] == len(panel.run.snapshots) - 1
     # any snapshot of it, in the main view
     panel.slider.setValue(2)
     panel.open_in_main_view()
     qtbot.waitUntil(
-        lambda: session.model.metadata.get("steps_done") == panel.run.snapshots[2].step, timeout=WAIT
+        lambda: session.model.metadata.get("steps_done") == panel.run.snapshots[2].step, timeout=EVENT_MS
     )
     assert open_model(session.model.path, "cpu").metadata["steps_done"] == panel.run.snapshots[2].step
     # Play goes through the snapshots
     panel.slider.setValue(panel.slider.maximum())
     panel.toggle_play()
     assert panel.play_timer.isActive() and panel.slider.value() == 0
-    qtbot.waitUntil(lambda: panel.slider.value() >= 2, timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.slider.value() >= 2, timeout=EVENT_MS)
     panel.toggle_play()
     assert not panel.play_timer.isActive()
 

@@ -16,6 +16,7 @@ from model.shipped import default_checkpoint_path
 from model.tasks.by_length import LengthCurve, LengthRow
 from tests.factories import write_small_rnn
 from tests.visualizer.conftest import window_on
+from tests.waits import EVENT_MS
 from visualizer.panels import why_attention
 
 
@@ -123,12 +124,12 @@ def test_each_what_if_regenerates_the_shown_steps_with_the_weights_it_names(why,
     qtbot.waitUntil(
         lambda: session.snapshot.interventions.attend_only == 2 and not session.busy, timeout=20_000
     )
-    qtbot.waitUntil(lambda: session.step_count == 3, timeout=20_000)
+    qtbot.waitUntil(lambda: session.step_count == 3, timeout=EVENT_MS)
     np.testing.assert_allclose(attention_rows(harness), np.tile(np.eye(S)[2], (3, 1)), atol=1e-6)
     assert panel.position.isEnabled() and panel.position.maximum() == S
     panel.what_if_choice.setCurrentIndex(0)
     panel.what_if_choice.activated.emit(0)
-    qtbot.waitUntil(lambda: not session.snapshot.interventions.active and not session.busy, timeout=20_000)
+    qtbot.waitUntil(lambda: not session.snapshot.interventions.active and not session.busy, timeout=EVENT_MS)
     assert not panel.what_if_banner.isVisible()
 
 
@@ -138,12 +139,12 @@ def test_the_buttons_compare_with_the_transformer_and_open_the_shipped_models(wh
     assert panel.compare_button.text() == "Compare with the Transformer"
     qtbot.mouseClick(panel.compare_button, Qt.MouseButton.LeftButton)
     assert window.compare is not None and window.pages.currentWidget() is window.compare.view
-    qtbot.waitUntil(lambda: window.compare.session.model is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: window.compare.session.model is not None, timeout=EVENT_MS)
     assert window.compare.session.model.path == default_checkpoint_path()
     window.stop_compare()
     window.show_panel("why_attention")
     qtbot.mouseClick(panel.open_buttons["transformer"], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: harness.session.model.path == default_checkpoint_path(), timeout=30_000)
+    qtbot.waitUntil(lambda: harness.session.model.path == default_checkpoint_path(), timeout=EVENT_MS)
     harness.wait_idle()
     # the Transformer has no weights for these what-ifs: the page says so instead
     assert not panel.what_if_choice.isEnabled() and panel.what_if_note.isVisible()

@@ -18,6 +18,7 @@ from model.transformer.checkpoint import load_checkpoint, save_checkpoint
 from model.transformer.family import TransformerFamily, describe
 from model.transformer.model import Transformer
 from tests.factories import save_large_checkpoint, small_config, small_model
+from tests.waits import EVENT_MS
 from visualizer.state.session import Computed, ModelInfo, ModelLoaded, RequestFailed, Session
 from visualizer.work.runner import out_of_memory_message
 
@@ -295,7 +296,7 @@ def test_closing_the_window_while_playing_stops_cleanly(harness):
     session, window = harness.session, harness.window
     window.step_controls.speed.setValue(30)
     session.toggle_play()
-    harness.qtbot.waitUntil(lambda: len(session.snapshot.steps) >= 3, timeout=10_000)
+    harness.qtbot.waitUntil(lambda: len(session.snapshot.steps) >= 3, timeout=EVENT_MS)
     window.close()
     assert not window.bridge.thread.isRunning()
     assert not session.playing and not window.play_timer.isActive()
@@ -325,7 +326,7 @@ def test_closing_the_window_while_a_checkpoint_loads_stops_cleanly(
 
     monkeypatch.setattr(model.transformer.checkpoint, "load_checkpoint", slow_load)
     window.open_checkpoint(large_checkpoint_path)
-    harness.qtbot.waitUntil(started.is_set, timeout=10_000)
+    harness.qtbot.waitUntil(started.is_set, timeout=EVENT_MS)
     releaser = threading.Timer(0.2, release.set)  # the GUI thread waits inside close()
     releaser.start()
     window.close()
@@ -346,9 +347,9 @@ def test_opening_a_checkpoint_while_playing_stops_and_shows_the_new_model(harnes
     window.show_panel("masks")  # a panel that asks the worker for computations as it plays
     window.step_controls.speed.setValue(30)
     session.toggle_play()
-    harness.qtbot.waitUntil(lambda: len(session.snapshot.steps) >= 2, timeout=10_000)
+    harness.qtbot.waitUntil(lambda: len(session.snapshot.steps) >= 2, timeout=EVENT_MS)
     window.open_checkpoint(other)
-    harness.qtbot.waitUntil(lambda: session.model.path == other, timeout=20_000)
+    harness.qtbot.waitUntil(lambda: session.model.path == other, timeout=EVENT_MS)
     harness.wait_idle()
     # a new model starts a new generation from its first step: playing stops there
     assert not session.playing and not window.play_timer.isActive()

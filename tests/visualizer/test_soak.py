@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsView
 
 from model.generation.decoding_settings import STRATEGIES, DecodingSettings
 from model.transformer.checkpoint import default_checkpoint_path
+from tests.waits import EVENT_MS
 from visualizer.panels.registry import PANEL_KEYS
 from visualizer.state.session import MAX_COMPUTED, ComputeRequest, Session
 from visualizer.window.main_window import MainWindow
@@ -119,7 +120,7 @@ class Driver:
 
     def wait_idle(self) -> None:
         if self.session.busy:
-            self.qtbot.waitUntil(lambda: not self.session.busy, timeout=60_000)
+            self.qtbot.waitUntil(lambda: not self.session.busy, timeout=EVENT_MS)
 
     def settle(self) -> None:
         """Let deferred deletions and queued events run, as the event loop would."""
@@ -206,7 +207,7 @@ def shipped_window(qtbot, settings):
     window.show()
     window.install_panels()  # every page's panel, as the interactive start builds them after torch
     window.open_checkpoint(default_checkpoint_path())
-    qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=30_000)
+    qtbot.waitUntil(lambda: session.snapshot is not None and not session.busy, timeout=EVENT_MS)
     yield window
     window.close()
     assert not window.bridge.thread.isRunning()

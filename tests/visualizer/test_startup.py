@@ -10,6 +10,7 @@ import sys
 import pytest
 from PySide6.QtGui import QImage
 
+from tests.waits import PROCESS_S
 from visualizer.cli.attnviz import main
 from visualizer.window import app
 
@@ -77,7 +78,7 @@ def run_attnviz(*args: str, cwd) -> subprocess.CompletedProcess:
         text=True,
         cwd=cwd,
         env=env,
-        timeout=180,
+        timeout=PROCESS_S,
     )
 
 

@@ -54,7 +54,10 @@ from visualizer.window.main_window import MainWindow
 GRID_SIZE = (900, 600)  # width, height in pixels
 SOURCE = "reverse: abcdefghijklmno"
 WARMUP = 2  # runs dropped before the ones timed: first paints build caches and fonts
-WAIT_MS = 20_000  # longest wait for the window before the benchmark gives up
+# The longest wait for the window before the benchmark gives up. Generous: on a busy machine (the
+# test suite runs --quick while another copy of it runs) the window is slow to get there, and a
+# wait ends as soon as it does; the figures, not this limit, are what the budgets judge.
+WAIT_MS = 600_000
 
 
 def measure_paint(quick: bool) -> dict[str, float]:
@@ -206,7 +209,7 @@ def step_to_paint(
         watcher = PaintWatcher(window.grid.viewport(), session)
         try:
             window.open_checkpoint(checkpoint or default_checkpoint_path())
-            wait_until(lambda: session.snapshot is not None and not session.busy, 6 * WAIT_MS)
+            wait_until(lambda: session.snapshot is not None and not session.busy)
             if kind is not None:
                 session.set_kind(kind)
                 wait_until(lambda: not session.busy)

@@ -23,7 +23,7 @@ from visualizer.bench.random_models import save_large_checkpoint
 from visualizer.state.session import Session
 from visualizer.window.main_window import MainWindow
 
-WAIT_MS = 120_000  # the longest any one phase may take before the benchmark gives up
+WAIT_MS = 600_000  # the longest any one phase may take before the benchmark gives up (paint.py says why)
 
 
 class LoopWatch:

@@ -34,7 +34,7 @@ def probe_once() -> tuple[float, float]:
         capture_output=True,
         text=True,
         env=environment,
-        timeout=120,
+        timeout=600,  # a hang, not a slow start: the figures judge the speed
     )
     lines = finished.stdout.strip().splitlines()
     times = json.loads(lines[-1]) if lines else {}

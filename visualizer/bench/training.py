@@ -35,7 +35,7 @@ from visualizer.state.session import Session
 from visualizer.window.main_window import MainWindow
 
 VISIBLE = 0.5  # the anti-diagonal's strength that counts as clearly visible
-WAIT_MS = 300_000
+WAIT_MS = 600_000  # as long as a run may take before the benchmark gives up (paint.py says why)
 
 
 def measure_training(quick: bool, unavailable: dict[str, str]) -> dict[str, float]:

@@ -20,18 +20,18 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetricsF, QGuiApplication, QPainterPath, QTransform
+from PySide6.QtGui import QFontMetricsF, QGuiApplication, QPainterPath
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
 from visualizer.i18n import tr, trf
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
 from visualizer.state.views import AttentionView, describe_cell
+from visualizer.widgets.grid_tokens import LABEL_COLOR, TokenLabels
 from visualizer.widgets.heatmap import (
     BACKGROUND,
     HIGHLIGHT_COLOR,
     SELECTED_COLOR,
-    display_token,
 )
 from visualizer.widgets.mosaic import (  # noqa: F401 (MEAN: the grid's column key, also read from here)
     MEAN,
@@ -44,7 +44,6 @@ from visualizer.widgets.mosaic import (  # noqa: F401 (MEAN: the grid's column k
     rgba_of,
 )
 
-LABEL_COLOR = "#dddddd"
 CELL_STEP = 8  # cell sizes are multiples of this, so that resizing rarely redraws
 MIN_CELL = 8  # below this a cell shows nothing readable anyway
 # the smallest cell (screen pixels) the grid asks room for: a model with many layers and heads
@@ -98,10 +97,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             values=(0, 1), colorMap=pg.colormap.get(session.colormap), interactive=False, width=12
         )
         self.ci.addItem(self.colorbar, row=0, col=1)
-        self.token_labels: list[QGraphicsSimpleTextItem] = []  # a pool, reused step after step
-        self.token_places: list[tuple | None] = []  # what each pooled label shows (None: hidden)
         self.metrics = QFontMetricsF(QGraphicsSimpleTextItem().font())
-        self.token_texts: dict[str, tuple[str, float, float]] = {}  # token -> label, width, height
+        self.tokens = TokenLabels(self.viewbox, self.metrics)
         self.subscriptions = Subscriptions(
             (session.cursor_changed, self.on_change),
             (session.view_changed, self.on_view_changed),
@@ -113,6 +110,11 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
     def detach(self) -> None:
         """Disconnect from the session, so that it does not keep a closed widget alive."""
         self.subscriptions.close()
+
+    @property
+    def token_labels(self) -> list[QGraphicsSimpleTextItem]:
+        """The pooled token label items (some hidden)."""
+        return self.tokens.items
 
     def _lookup_table(self) -> np.ndarray:
         return pg.colormap.get(self.session.colormap).getLookupTable(0.0, 1.0, 256, alpha=True)
@@ -138,7 +140,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self.mosaic = self.mosaic_shape = self.drawn = None
             self.row_outlines.setPath(QPainterPath())
             self.zeroed_marks.setPath(QPainterPath())
-            self.place_token_labels(None, None)
+            self.tokens.place(None, None, self.units_per_pixel)
             return
         self.draw()
 
@@ -157,7 +159,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self.draw()
         else:
             self.place_labels(layout)
-            self.place_token_labels(view, layout)
+            self.tokens.place(view, layout, self.units_per_pixel)
 
     def viewbox_size(self) -> tuple[float, float]:
         width, height = self.viewbox.width(), self.viewbox.height()
@@ -170,7 +172,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         names, the widest query token, the head names and the key tokens: never clipped."""
         line = self.metrics.height()
         queries = self.view.query_labels if self.view is not None else ()
-        widest_query = max((self.token_text(token)[1] for token in queries), default=0.0)
+        widest_query = max((self.tokens.text(token)[1] for token in queries), default=0.0)
         # the layer and head names are pg.TextItems: 4 pixels of document margin on each side
         left = self.metrics.horizontalAdvance(f"L{layers}") + 8 + 4
         # the right margin in steps of 16 pixels: the range (and every item in the view) changes
@@ -216,7 +218,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self.drawn = (view.weights, layout.cell, self.table)
         self.place_labels(layout)  # also unchanged ones: the widest query token may have changed
         self.place_row_outlines(view, layout)
-        self.place_token_labels(view, layout)
+        self.tokens.place(view, layout, self.units_per_pixel)
         self.place_zeroed_marks(view, layout)
         self.on_selection_changed()
 
@@ -323,7 +325,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         scale = max(
             width / max(1.0, view_width - left - right), height / max(1.0, view_height - top - bottom)
         )
-        # kept for token_spots: the viewbox applies a new range only when it next paints
+        # kept for the token labels' places: the viewbox applies a new range only when it next paints
         self.units_per_pixel = scale
         # the layer and head names stand a gap (in mosaic units) off the mosaic
         x_range = (-left * scale - layout.gap, width + right * scale)
@@ -332,107 +334,6 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             return
         self.shown_range = (x_range, y_range)
         self.viewbox.setRange(xRange=x_range, yRange=y_range, padding=0)
-
-    def place_token_labels(self, view: AttentionView | None, layout: MosaicLayout | None) -> None:
-        """Key tokens under the bottom row of cells, query tokens right of the mean column.
-
-        Only labels whose text or place changed are touched: a step moves a few.
-        """
-        wanted = (
-            [] if view is None or layout is None or not layout.queries else self.token_spots(view, layout)
-        )
-        while len(self.token_labels) < len(wanted):
-            item = QGraphicsSimpleTextItem()
-            item.setBrush(QColor(LABEL_COLOR))
-            item.setFlag(QGraphicsSimpleTextItem.GraphicsItemFlag.ItemIgnoresTransformations)
-            self.viewbox.addItem(item)
-            self.token_labels.append(item)
-            self.token_places.append(None)
-        for index, (item, place) in enumerate(zip(self.token_labels, wanted, strict=False)):
-            shown = self.token_places[index]
-            if shown == place:
-                continue
-            text, x, y, is_key = place
-            item.setPos(x, y)
-            if shown is None or (shown[0], shown[3]) != (text, is_key):
-                item.setText(text)
-                rect = item.boundingRect()
-                # ItemIgnoresTransformations: this offset is in screen pixels from (x, y)
-                offset = (-rect.width() / 2, 2) if is_key else (3, -rect.height() / 2)
-                item.setTransform(QTransform.fromTranslate(*offset))
-            if shown is None:
-                item.show()
-            self.token_places[index] = place
-        for index in range(len(wanted), len(self.token_labels)):
-            if self.token_places[index] is not None:
-                self.token_labels[index].hide()
-                self.token_places[index] = None
-
-    def token_spots(self, view: AttentionView, layout: MosaicLayout) -> list[tuple[str, float, float, bool]]:
-        """(text, x, y, is_key) of each token label. Where cells are too small for every label,
-        a label that would overlap the one before it is left out (hover still names every cell);
-        every column leaves out the same ones, and every layer."""
-        # the range fit_range set, also before the viewbox has applied it (square pixels)
-        pixel_x = pixel_y = self.units_per_pixel or (abs(self.viewbox.viewPixelSize()[0]) or 1.0)
-        keys, end = [], -np.inf
-        halves = []
-        for key, token in enumerate(view.key_labels):
-            text, width = self.token_text(token)
-            x = (key + 0.5) * layout.cell / layout.keys
-            half = width / 2 * pixel_x
-            if x - half > end + 3 * pixel_x:
-                keys.append((text, x))
-                halves.append(half)
-                end = x + half
-        # the last label of a column must also clear the first of the next column
-        while (
-            len(keys) > 1 and keys[-1][1] + halves[-1] + 3 * pixel_x > keys[0][1] + layout.pitch - halves[0]
-        ):
-            keys.pop()
-            halves.pop()
-        if len(keys) == 1 and 2 * halves[0] + 3 * pixel_x > layout.pitch:  # wider than its column
-            keys.clear()
-        queries, halves, end = [], [], -np.inf
-        for query, token in enumerate(view.query_labels):
-            y = (query + 0.5) * layout.cell / layout.queries
-            text, _width, height = self.token_size(token)
-            half = height / 2 * pixel_y
-            if y - half > end + pixel_y:  # a pixel apart at least
-                queries.append((text, y))
-                halves.append(half)
-                end = y + half
-        # and the last row's label must clear the next layer's first
-        while len(queries) > 1 and queries[-1][1] + halves[-1] > queries[0][1] + layout.pitch - halves[0]:
-            queries.pop()
-            halves.pop()
-        bottom = layout.layers * layout.pitch - layout.gap
-        right = layout.columns * layout.pitch - layout.gap
-        return [
-            (text, column * layout.pitch + x, bottom, True)
-            for column in range(layout.columns)
-            for text, x in keys
-        ] + [
-            (text, right, layer * layout.pitch + y, False)
-            for layer in range(layout.layers)
-            for text, y in queries
-        ]
-
-    def token_text(self, token: str) -> tuple[str, float]:
-        """A token's label and its width in pixels (measured once per token)."""
-        text, width, _height = self.token_size(token)
-        return text, width
-
-    def token_size(self, token: str) -> tuple[str, float, float]:
-        """A token's label and the pixels it covers, as drawn: a glyph the label's font lacks
-        comes from a fallback font (a CJK font stands taller than the Latin one), so the label
-        is measured as a drawn item, not by the font's own line height."""
-        known = self.token_texts.get(token)
-        if known is None:
-            text = display_token(token)
-            drawn = QGraphicsSimpleTextItem(text).boundingRect()
-            width = max(self.metrics.horizontalAdvance(text), drawn.width())
-            known = self.token_texts[token] = (text, width, max(self.metrics.height(), drawn.height()))
-        return known
 
     def place_row_outlines(self, view: AttentionView, layout: MosaicLayout) -> None:
         path = QPainterPath()
