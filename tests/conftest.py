@@ -4,10 +4,24 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import functools  # noqa: E402
+
 import pytest  # noqa: E402
 
 from model.transformer.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from tests.factories import small_model  # noqa: E402
+from tests.waits import EVENT_MS  # noqa: E402
+
+QTBOT_WAITS = ("waitUntil", "waitSignal", "waitSignals", "waitExposed", "waitActive", "waitCallback")
+
+
+@pytest.fixture
+def qtbot(qtbot):
+    """pytest-qt's qtbot, whose waits give up after ``EVENT_MS`` unless told otherwise, not 5 s:
+    on a busy machine (two copies of the suite at once) a step can take longer than that."""
+    for name in QTBOT_WAITS:
+        setattr(qtbot, name, functools.partial(getattr(qtbot, name), timeout=EVENT_MS))
+    return qtbot
 
 
 @pytest.fixture

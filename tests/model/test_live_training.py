@@ -24,6 +24,7 @@ from model.tasks.recipes import RECIPES
 from model.tasks.replay import read_replay
 from model.tasks.train import accumulate_gradients, build_model, default_tokenizer, draw_training_examples
 from model.transformer.checkpoint import load_checkpoint
+from tests.waits import EVENT_MS
 
 SMALL = {"d_model": 16, "n_heads": 2, "n_encoder_layers": 1, "n_decoder_layers": 1, "d_ff": 32}
 SMALL["batch_size"] = 8
@@ -155,7 +156,7 @@ def test_pause_holds_the_run_until_resumed_and_its_time_leaves_the_pause_out(tmp
 
 def test_the_end_of_stdin_stops_the_run():
     control = Control(iter(["pause\n"]))  # one command, then the stream ends: the window is gone
-    assert control.stopped.wait(5)
+    assert control.stopped.wait(EVENT_MS / 1000)
     assert control.wait_while_paused() == 0.0  # a stopped run does not wait
 
 

@@ -19,7 +19,7 @@ class Harness:
         self.window = window
         self.session = window.session
 
-    def wait_idle(self, timeout: int = 20_000) -> None:
+    def wait_idle(self, timeout: int = EVENT_MS) -> None:
         self.qtbot.waitUntil(lambda: not self.session.busy, timeout=timeout)
 
     def open(self, path) -> None:

@@ -80,7 +80,7 @@ def test_attribution_page_shows_every_method_of_the_shown_step(harness, tiny_che
     panel.on_mouse_clicked(Click(cell_centre(panel.agreement_maps["rollout"], 0, 1)))
     assert (harness.session.layer, harness.session.head) == (0, 1)
     harness.qtbot.waitUntil(
-        lambda: panel.result is not None and panel.result.settings.head == 1, timeout=20_000
+        lambda: panel.result is not None and panel.result.settings.head == 1, timeout=EVENT_MS
     )
     assert panel.result.settings.layer == 0
     # another number of integrated-gradient points: computed again with it
@@ -91,7 +91,7 @@ def test_attribution_page_shows_every_method_of_the_shown_step(harness, tiny_che
 def test_stop_leaves_the_page_stopped_until_asked_again(harness):
     stepped(harness, 2)
     gate = threading.Event()
-    harness.session.compute(("hold the worker",), lambda _model, _snapshot: gate.wait(20))
+    harness.session.compute(("hold the worker",), lambda _model, _snapshot: gate.wait(EVENT_MS / 1000))
     harness.window.show_panel("attribution")
     panel = next(p for p in harness.window.panels if p.key == "attribution")
     harness.qtbot.waitUntil(lambda: panel.job_key is not None and panel.job_key in panel.stops)
@@ -174,7 +174,7 @@ def test_head_importance_on_the_sources_run(harness):
     panel = panel_of(harness, "heads")
     panel.sample.setCurrentIndex(panel.sample.findData("history"))
     harness.qtbot.waitUntil(
-        lambda: panel.result is not None and panel.job_key[1] == "history", timeout=30_000
+        lambda: panel.result is not None and panel.job_key[1] == "history", timeout=EVENT_MS
     )
     assert panel.result.sample.sources == ["reverse: abcdef", "sort: cab"]
     assert panel.result.sample.reference_kind == "model"

@@ -106,7 +106,7 @@ def test_each_what_if_regenerates_the_shown_steps_with_the_weights_it_names(why,
             and session.step_count == 3
             and not session.busy
         ),
-        timeout=20_000,
+        timeout=EVENT_MS,
     )
     assert session.cursor == 2  # the same step, regenerated
     assert panel.what_if_banner.isVisible() and "uniform" in panel.what_if_banner.text()
@@ -122,7 +122,7 @@ def test_each_what_if_regenerates_the_shown_steps_with_the_weights_it_names(why,
     panel.what_if_choice.activated.emit(panel.what_if_choice.currentIndex())
     panel.position.setValue(3)
     qtbot.waitUntil(
-        lambda: session.snapshot.interventions.attend_only == 2 and not session.busy, timeout=20_000
+        lambda: session.snapshot.interventions.attend_only == 2 and not session.busy, timeout=EVENT_MS
     )
     qtbot.waitUntil(lambda: session.step_count == 3, timeout=EVENT_MS)
     np.testing.assert_allclose(attention_rows(harness), np.tile(np.eye(S)[2], (3, 1)), atol=1e-6)
