@@ -16,17 +16,13 @@ from model.core.errors import CheckpointError
 from model.registry import open_model
 from model.rnn.checkpoint import save_rnn_checkpoint
 from tests.factories import small_rnn
-from tests.model.test_hostile_checkpoints import (
+from tests.model.test_fuzz_checkpoints import (
     FUZZ,
-    config_edit,
     flipped_weight_bits,
     loads_and_runs_or_refuses,
-    meta_edit,
     overwritten_bytes,
-    raw,
-    replaced,
-    tensors_edit,
 )
+from tests.model.test_hostile_checkpoints import config_edit, meta_edit, raw, replaced, tensors_edit
 from visualizer.cli.attnviz import main
 
 HIDDEN = "decoder.weight_hh"
