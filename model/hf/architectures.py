@@ -223,30 +223,62 @@ MARIAN = Architecture(
     modules=FAIRSEQ_MODULES,
     decoder_output_scale=unscaled_output,
 )
-BART = replace(
-    MARIAN,
+BART = Architecture(
     model_type="bart",
     display_name="BART",
+    shape=fairseq_shape,
+    source_positions=position_embeddings,
+    target_positions=position_embeddings,
+    special_tokens=configured_special_tokens,
+    generation_rules=rules_from_settings,
     tokenizer_files=("tokenizer.json", "vocab.json"),
     positional="learned",
     position_table=table_after_offset,
     sinusoid_layout="interleaved",
+    relative_bias=None,
+    scaled=True,
+    norm="layernorm",
+    norm_placement="post",
+    modules=FAIRSEQ_MODULES,
+    decoder_output_scale=unscaled_output,
 )
-MBART = replace(
-    BART,
+MBART = Architecture(
     model_type="mbart",
     display_name="mBART",
+    shape=fairseq_shape,
+    source_positions=position_embeddings,
+    target_positions=position_embeddings,
+    special_tokens=configured_special_tokens,
+    generation_rules=rules_from_settings,
     tokenizer_files=("tokenizer.json", "sentencepiece.bpe.model"),
+    positional="learned",
+    position_table=table_after_offset,
+    sinusoid_layout="interleaved",
+    relative_bias=None,
+    scaled=True,
+    norm="layernorm",
     norm_placement="pre",
+    modules=FAIRSEQ_MODULES,
+    decoder_output_scale=unscaled_output,
 )
-M2M100 = replace(
-    MARIAN,
+M2M100 = Architecture(
     model_type="m2m_100",
     display_name="M2M100/NLLB",
+    shape=fairseq_shape,
+    source_positions=position_embeddings,
+    target_positions=position_embeddings,
+    special_tokens=configured_special_tokens,
+    generation_rules=rules_from_settings,
     tokenizer_files=("tokenizer.json", "sentencepiece.bpe.model", "vocab.json"),
+    positional="sinusoidal",
     position_table=table_after_padding,
     sinusoid_layout="halves",  # as Marian (its own ``get_embedding``)
+    relative_bias=None,
+    scaled=True,
+    norm="layernorm",
     norm_placement="pre",
+    modules=FAIRSEQ_MODULES,
+    decoder_output_scale=unscaled_output,
 )
 T5 = Architecture(
     model_type="t5",
@@ -267,7 +299,7 @@ T5 = Architecture(
     modules=T5_MODULES,
     decoder_output_scale=t5_tied_output_scale,
 )
-MT5 = replace(T5, model_type="mt5", display_name="mT5")
+MT5 = replace(T5, model_type="mt5", display_name="mT5")  # T5's record: only the name differs
 
 # model_type → its entry, in the order messages list them
 ARCHITECTURES: dict[str, Architecture] = {
