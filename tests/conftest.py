@@ -54,6 +54,23 @@ def tiny_checkpoint(tiny_checkpoint_path):
     return load_checkpoint(tiny_checkpoint_path, "cpu")
 
 
+@pytest.fixture(scope="session")
+def hf_folders(tmp_path_factory):
+    """A tiny random Hugging Face model folder of each kind tests/hf_factories.py builds, once
+    per run (skips without the [hf] extra)."""
+    hf_factories = pytest.importorskip("tests.hf_factories")
+    root = tmp_path_factory.mktemp("hf")
+    return {kind: hf_factories.write_hf_model(kind, root / kind) for kind in hf_factories.KINDS}
+
+
+@pytest.fixture(scope="session")
+def hf_families(hf_folders):
+    """Each of ``hf_folders`` opened by the app; tests that change a family open their own."""
+    from model.hf.loading import open_hf
+
+    return {kind: open_hf(folder, "cpu") for kind, folder in hf_folders.items()}
+
+
 def pytest_collection_modifyitems(items) -> None:
     """Every test under tests/visualizer needs Qt: mark it ``gui`` (``make test-fast`` skips them)."""
     for item in items:

@@ -14,9 +14,13 @@ import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
+
+if TYPE_CHECKING:
+    from model.hf.architectures import ModuleNames
 
 IMPLEMENTATION = "attnviz"
 
@@ -123,37 +127,38 @@ def register() -> None:
     AttentionMaskInterface.register(IMPLEMENTATION, eager_mask)  # additive float masks, as eager gets
 
 
-def layer_path(name: str) -> tuple[str, int, list[str]] | None:
+def layer_path(name: str, layers: str) -> tuple[str, int, list[str]] | None:
     """("encoder" or "decoder", layer, the name's parts after the layer's number) for a module
-    inside a layer of either stack (``encoder.layers.3.self_attn``, ``decoder.block.1.layer.2.
-    layer_norm``, with any prefix such as ``model.``); None for a module outside the layers."""
+    inside a layer of either stack, whose list of layers is called ``layers``
+    (``encoder.layers.3.self_attn``, ``decoder.block.1.layer.2.layer_norm``, with any prefix such
+    as ``model.``); None for a module outside the layers."""
     parts = name.split(".")
     for index, part in enumerate(parts):
         if part in ("encoder", "decoder") and index + 2 < len(parts):
             container, number = parts[index + 1], parts[index + 2]
-            if container in ("layers", "block") and number.isdigit():
+            if container == layers and number.isdigit():
                 return part, int(number), parts[index + 3 :]
     return None
 
 
-def modules_in_layers(model: nn.Module) -> Iterator[tuple[nn.Module, str, int, list[str]]]:
+def modules_in_layers(model: nn.Module, layers: str) -> Iterator[tuple[nn.Module, str, int, list[str]]]:
     """(module, side, layer, the name's parts after the layer's number) for every module inside a
     layer of either stack, not the layers themselves (see ``layer_path``)."""
     for name, module in model.named_modules():
-        where = layer_path(name)
+        where = layer_path(name, layers)
         if where is not None and where[2]:
             yield module, *where
 
 
-def attention_modules(model: nn.Module) -> dict[int, tuple[str, int]]:
-    """id(module) → (kind, layer) for every attention module of an encoder-decoder, by its
-    name: BART-like models (``encoder.layers.i.self_attn``, ``decoder.layers.i.encoder_attn``) and
-    T5 (``encoder.block.i.layer.0.SelfAttention``, ``decoder.block.i.layer.1.EncDecAttention``)."""
-    names = {}
-    for module, side, layer, rest in modules_in_layers(model):
+def attention_modules(model: nn.Module, names: ModuleNames) -> dict[int, tuple[str, int]]:
+    """id(module) → (kind, layer) for every attention module of an encoder-decoder, by the
+    names its architecture gives them (``encoder.layers.i.self_attn``,
+    ``decoder.block.i.layer.1.EncDecAttention``)."""
+    found = {}
+    for module, side, layer, rest in modules_in_layers(model, names.layers):
         tail = rest[-1]
-        if tail in ("self_attn", "SelfAttention"):
-            names[id(module)] = ("enc_self" if side == "encoder" else "dec_self", layer)
-        elif tail in ("encoder_attn", "EncDecAttention") and side == "decoder":
-            names[id(module)] = ("cross", layer)
-    return names
+        if tail == names.self_attention:
+            found[id(module)] = ("enc_self" if side == "encoder" else "dec_self", layer)
+        elif tail == names.cross_attention and side == "decoder":
+            found[id(module)] = ("cross", layer)
+    return found

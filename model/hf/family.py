@@ -19,15 +19,9 @@ import torch
 from torch import Tensor
 
 from model.core.gradients import no_grad_unless_differentiating
+from model.hf.architectures import ARCHITECTURES
 from model.hf.attention import Recording, attention_modules, recording
-from model.hf.description import (
-    DECODER_SUBLAYERS,
-    ENCODER_SUBLAYERS,
-    T5_TYPES,
-    Shape,
-    describe,
-    language_codes,
-)
+from model.hf.description import DECODER_SUBLAYERS, ENCODER_SUBLAYERS, describe, language_codes
 from model.hf.generation_rules import GenerationRules
 from model.hf.norms import install_norm_hooks, norm_modules
 from model.hf.tokenizer import HFTokenizer
@@ -61,7 +55,7 @@ class HFFamily(ModelFamily):
 
     model: Any  # a transformers *ForConditionalGeneration in eval mode, attention "attnviz"
     tokenizer: HFTokenizer
-    model_type: str
+    model_type: str  # config.json's, naming its entry in ARCHITECTURES
     rules: GenerationRules
     path: Path | None = None
     notice: str | None = None
@@ -69,9 +63,10 @@ class HFFamily(ModelFamily):
 
     def __post_init__(self) -> None:
         config = self.model.config
-        self.shape = Shape.of(self.model_type, config)
-        self.names = attention_modules(self.model)
-        self.norm_names = norm_modules(self.model)
+        self.architecture = ARCHITECTURES[self.model_type]
+        self.shape = self.architecture.shape(config)
+        self.names = attention_modules(self.model, self.architecture.modules)
+        self.norm_names = norm_modules(self.model, self.architecture.modules)
         norm_stats = set(self.norm_names.values()) == set(self.norm_places())
         if norm_stats:
             install_norm_hooks(self.model, self.norm_names)
@@ -79,12 +74,12 @@ class HFFamily(ModelFamily):
         parameters = sum(p.numel() for p in self.model.parameters())
         name = self.path.name if self.path is not None else "model"
         self.info = describe(
-            self.model_type, config, self.rules, parameters, name, self.languages, norm_stats
+            self.architecture, config, self.rules, parameters, name, self.languages, norm_stats
         )
-        # what Q·Kᵀ is multiplied by: 1/√d_k, with d_k of each side's heads (T5: 1)
-        t5 = self.model_type in T5_TYPES
-        self.scale = 1.0 if t5 else (self.shape.d_model // self.shape.encoder_heads) ** -0.5
-        self.decoder_scale = 1.0 if t5 else (self.shape.d_model // self.shape.decoder_heads) ** -0.5
+        # what Q·Kᵀ is multiplied by: 1/√d_k, with d_k of each side's heads (1 where not scaled)
+        scaled = self.architecture.scaled
+        self.scale = (self.shape.d_model // self.shape.encoder_heads) ** -0.5 if scaled else 1.0
+        self.decoder_scale = (self.shape.d_model // self.shape.decoder_heads) ** -0.5 if scaled else 1.0
         self.target_language: str | None = None
         forced = self.rules.forced_bos_token_id
         if forced is not None:
@@ -264,19 +259,18 @@ class HFFamily(ModelFamily):
         return self.model.get_encoder().embed_tokens, self.model.get_decoder().embed_tokens
 
     def decoder_layers(self) -> list[torch.nn.Module]:
-        decoder = self.model.get_decoder()
-        return list(decoder.block if self.model_type in T5_TYPES else decoder.layers)
+        return list(getattr(self.model.get_decoder(), self.architecture.modules.layers))
 
     def lens_head(self, hidden: Tensor) -> Tensor:
         """Logits of a decoder layer's output ``hidden`` (..., D), as the model computes them
         from its last layer's: the decoder's final norm (pre-LN models), T5's rescaling of a
         tied output layer's input, the output layer, and Marian's and BART's logit bias."""
-        decoder = self.model.get_decoder()
-        norm = getattr(decoder, "final_layer_norm", None) or getattr(decoder, "layer_norm", None)
+        norm = getattr(self.model.get_decoder(), self.architecture.modules.final_norm, None)
         if norm is not None:
             hidden = norm(hidden)
-        if self.model_type in T5_TYPES and getattr(self.model.config, "scale_decoder_outputs", False):
-            hidden = hidden * self.shape.d_model**-0.5
+        scale = self.architecture.decoder_output_scale(self.model.config, self.shape.d_model)
+        if scale is not None:
+            hidden = hidden * scale
         logits = self.model.lm_head(hidden)
         bias = getattr(self.model, "final_logits_bias", None)
         return logits + bias if bias is not None else logits
@@ -342,25 +336,17 @@ class HFFamily(ModelFamily):
 
     def positional_table(self) -> Tensor | None:
         """(positions, d_model) the position vectors the encoder adds, read from the model."""
-        embeddings = getattr(self.model.get_encoder(), "embed_positions", None)
-        if embeddings is None:  # T5: a bias on the scores, no table
+        table = self.architecture.position_table(self.model.get_encoder())
+        if table is None:  # a bias on the scores instead (relative_bias_curve)
             return None
-        limit = self.info.max_source_len
-        if self.model_type == "m2m_100":  # positions count from padding_idx + 1
-            table = embeddings.weights[embeddings.padding_idx + 1 :]
-        elif self.model_type in ("bart", "mbart"):  # rows 0 and 1 are an offset fairseq kept
-            table = embeddings.weight[embeddings.offset :]
-        else:
-            table = embeddings.weight
-        return table[:limit].detach()
+        return table[: self.info.max_source_len].detach()
 
     def bias_attention(self, side: str):
-        """The T5 attention module that owns a side's relative position bias (its first layer's
-        self-attention; the other layers reuse its bias)."""
-        if self.model_type not in T5_TYPES:
+        """The attention module that owns a side's relative position bias."""
+        owner = self.architecture.relative_bias
+        if owner is None:
             raise NotImplementedError(f"{self.info.display_name} has no relative position bias")
-        stack = self.model.encoder if side == "source" else self.model.decoder
-        return stack.block[0].layer[0].SelfAttention
+        return owner(self.model.encoder if side == "source" else self.model.decoder)
 
     @no_grad_unless_differentiating
     def relative_bias_curve(self, side, distances):
@@ -387,6 +373,4 @@ class HFFamily(ModelFamily):
         return attention.relative_attention_num_buckets, attention.relative_attention_max_distance
 
     def positional_layout(self) -> str:
-        """Marian and M2M100 store all sines, then all cosines (their own ``create_weight`` and
-        ``get_embedding``)."""
-        return "halves" if self.model_type in ("marian", "m2m_100") else "interleaved"
+        return self.architecture.sinusoid_layout

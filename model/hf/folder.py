@@ -17,28 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.core.errors import CheckpointError, one_line
+from model.hf.architectures import ARCHITECTURES, SUPPORTED, Architecture
 
-# model_type in config.json → the architecture's name in messages
-ARCHITECTURES = {
-    "marian": "Marian",
-    "bart": "BART",
-    "mbart": "mBART",
-    "t5": "T5",
-    "mt5": "mT5",
-    "m2m_100": "M2M100/NLLB",
-}
-SUPPORTED = ", ".join(ARCHITECTURES.values())
 WEIGHTS = "model.safetensors"
 WEIGHTS_INDEX = "model.safetensors.index.json"
 PICKLED_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json", "model.pt", "tf_model.h5")
-# any one of these is a tokenizer the library can read (the fast file, or a model's own files)
-TOKENIZER_FILES = (
-    "tokenizer.json",
-    "spiece.model",
-    "sentencepiece.bpe.model",
-    "source.spm",
-    "vocab.json",
-)
 MAX_CONFIG_BYTES = 4 * 1024**2
 MAX_HEADER_BYTES = 100 * 1024**2
 BYTES_PER_ELEMENT = {
@@ -69,7 +52,7 @@ class FolderFacts:
     float32_bytes: int  # what they take once loaded as float32
 
     @property
-    def architecture(self) -> str:
+    def architecture(self) -> Architecture:
         return ARCHITECTURES[self.model_type]
 
 
@@ -121,14 +104,16 @@ def inspect_folder(folder: Path) -> FolderFacts:
         raise CheckpointError(
             f"{folder.name}: model type {named} is not one this app runs (it runs {SUPPORTED})"
         )
+    architecture = ARCHITECTURES[model_type]
     if not config.get("is_encoder_decoder", True):
         raise CheckpointError(
-            f"{folder.name}: this {ARCHITECTURES[model_type]} config is not an encoder-decoder"
+            f"{folder.name}: this {architecture.display_name} config is not an encoder-decoder"
         )
     weight_files = find_weights(folder)
-    if not any((folder / name).is_file() for name in TOKENIZER_FILES):
+    tokenizer_files = architecture.tokenizer_files
+    if not any((folder / name).is_file() for name in tokenizer_files):
         raise CheckpointError(
-            f"{folder.name}: no tokenizer files (one of {', '.join(TOKENIZER_FILES)}); save the tokenizer "
+            f"{folder.name}: no tokenizer files (one of {', '.join(tokenizer_files)}); save the tokenizer "
             "with tokenizer.save_pretrained(folder) beside the model"
         )
     parameters, float32_bytes = 0, 0

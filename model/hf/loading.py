@@ -17,7 +17,6 @@ from model.core.devices import resolve_device
 from model.core.errors import CheckpointError, one_line
 from model.core.progress import report
 from model.hf.folder import inspect_folder, looks_like_model_id, missing_extra_message, resolve_model_id
-from model.hf.generation_rules import GenerationRules
 from model.hf.tokenizer import HFTokenizer
 
 SMOKE_TOKENS = 8
@@ -58,22 +57,18 @@ def open_hf(path: str | Path, device: str = "auto"):
         raise CheckpointError(f"{folder.name}: cannot read its tokenizer ({one_line(error)})") from error
     report(0.25, "reading the weights")
     model = load_weights(transformers, folder)
+    architecture = facts.architecture
     config, generation = model.config, model.generation_config
-    pad_id = config.pad_token_id
-    start_id = generation.decoder_start_token_id
-    if start_id is None:
-        start_id = config.decoder_start_token_id
-    eos = generation.eos_token_id if generation.eos_token_id is not None else config.eos_token_id
-    eos_id = eos[0] if isinstance(eos, list) else eos
-    if start_id is None or eos_id is None or pad_id is None:
+    special = architecture.special_tokens(config, generation)
+    if special.start is None or special.end is None or special.pad is None:
         raise CheckpointError(f"{folder.name}: the config does not say its decoder start, end and pad tokens")
     vocab_size = model.get_output_embeddings().weight.shape[0]
     hf_tokenizer = HFTokenizer(
         tokenizer,
         vocab_size=vocab_size,
-        decoder_start_id=int(start_id),
-        eos_id=int(eos_id),
-        pad_id=int(pad_id),
+        decoder_start_id=int(special.start),
+        eos_id=int(special.end),
+        pad_id=int(special.pad),
     )
     report(0.8, "checking the weights on a test input")
     check_outputs(model, folder)
@@ -83,15 +78,17 @@ def open_hf(path: str | Path, device: str = "auto"):
     except (RuntimeError, torch.cuda.OutOfMemoryError) as error:
         model.to("cpu")
         notice = f"could not move the model to {torch_device} ({one_line(error)}); using CPU instead"
-    rules = GenerationRules.from_generation_config(
-        generation, getattr(config, "max_position_embeddings", None)
-    )
+    rules = architecture.generation_rules(generation, architecture.target_positions(config))
     if rules.unsupported:
         settings = ", ".join(rules.unsupported)
         notice = "; ".join(
             filter(None, [notice, f"generation settings not applied when stepping: {settings}"])
         )
-    metadata = {"architecture": facts.architecture, "folder": str(folder), "parameters": facts.parameters}
+    metadata = {
+        "architecture": architecture.display_name,
+        "folder": str(folder),
+        "parameters": facts.parameters,
+    }
     report(0.95, "finding the attention and norm layers")
     return HFFamily(model, hf_tokenizer, facts.model_type, rules, folder, notice, metadata)
 

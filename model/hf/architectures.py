@@ -1,0 +1,308 @@
+"""Every Hugging Face architecture this app runs, and all that is particular to each: one
+``Architecture`` per ``model_type`` of config.json, in ``ARCHITECTURES``.
+
+The rest of ``model/hf/`` is written once for all of them and asks the entry, never the name:
+how the config counts layers and heads, which positions the model uses and how its table is
+stored, where its norms sit, what its modules are called, which files hold its tokenizer. A
+fact that is a constant is a field; one that is behaviour is a small function here, named for
+what it does, so a new architecture is a new entry (and, where it really differs, a new
+function), not a branch in the code that uses it.
+
+Imported by ``folder.py`` to recognise a folder, so it imports neither torch nor transformers:
+the functions only read the modules and configs they are given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from model.interface import NormKind, PositionalScheme
+
+if TYPE_CHECKING:
+    from torch import Tensor, nn
+
+    from model.hf.generation_rules import GenerationRules
+
+Config = Any  # a transformers PretrainedConfig (or GenerationConfig), read by attribute
+SinusoidLayout = Literal["halves", "interleaved"]
+DEFAULT_POSITIONS = 512  # what a model was trained on when its config does not say
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Layers and heads of each side, whatever the config calls them."""
+
+    encoder_layers: int
+    decoder_layers: int
+    encoder_heads: int
+    decoder_heads: int
+    d_model: int
+
+
+@dataclass(frozen=True)
+class SpecialTokens:
+    """The ids the decoder starts from, stops at and pads with (None where nothing says)."""
+
+    start: int | None
+    end: int | None
+    pad: int | None
+
+
+@dataclass(frozen=True)
+class ModuleNames:
+    """What an architecture calls the modules the app hooks, inside ``encoder`` and ``decoder``."""
+
+    layers: str  # each stack's list of layers: ``encoder.<layers>.3``
+    self_attention: str  # the last name of a layer's self-attention module
+    cross_attention: str  # ... and of a decoder layer's cross-attention
+    # (side, the name's parts after the layer's number) → the sublayer a norm belongs to
+    # (0 self-attention, then cross-attention in the decoder, then the feed-forward), or None
+    norm_sublayer: Callable[[str, list[str]], int | None]
+    final_norm: str  # the decoder's norm after its last layer, where the model has one
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """What is particular to one architecture; everything else is the same code for all."""
+
+    model_type: str  # as config.json says it
+    display_name: str  # in messages and the window's title
+    shape: Callable[[Config], Shape]  # layers, heads and width, from the config
+    source_positions: Callable[[Config], int | None]  # how long a source the model has positions for
+    target_positions: Callable[[Config], int | None]  # ... and a target (None: no table to run out of)
+    special_tokens: Callable[[Config, Config], SpecialTokens]  # (config, generation config) → ids
+    generation_rules: Callable[[Config, int | None], GenerationRules]  # (generation config, target positions)
+    tokenizer_files: tuple[str, ...]  # any one of these is a tokenizer the library can read
+    positional: PositionalScheme
+    # the encoder → its (positions, D) table of position vectors as the model adds them (None: no table)
+    position_table: Callable[[nn.Module], Tensor | None]
+    sinusoid_layout: SinusoidLayout  # how a sinusoidal table stores each sin/cos pair
+    # a stack → the attention module that owns its relative position bias (None: the model has none)
+    relative_bias: Callable[[nn.Module], nn.Module] | None
+    scaled: bool  # Q·Kᵀ is multiplied by 1/√d_k (T5 folds the scale into its initialisation)
+    norm: NormKind
+    norm_placement: Literal["post", "pre"]  # LN(x + F(x)) as the paper, or x + F(LN(x))
+    modules: ModuleNames
+    # (config, d_model) → what the last decoder layer's output is multiplied by before the
+    # output layer (None: nothing)
+    decoder_output_scale: Callable[[Config, int], float | None]
+
+
+# -- reading the config ---------------------------------------------------------------------------
+def fairseq_shape(config: Config) -> Shape:
+    """Marian, BART, mBART and M2M100 count each side apart."""
+    return Shape(
+        config.encoder_layers,
+        config.decoder_layers,
+        config.encoder_attention_heads,
+        config.decoder_attention_heads,
+        config.d_model,
+    )
+
+
+def t5_shape(config: Config) -> Shape:
+    """T5 has one head count, and a decoder as deep as the encoder unless it says otherwise."""
+    decoder_layers = config.num_decoder_layers or config.num_layers
+    return Shape(config.num_layers, decoder_layers, config.num_heads, config.num_heads, config.d_model)
+
+
+def position_embeddings(config: Config) -> int | None:
+    """A table of ``max_position_embeddings`` rows, shared by both sides."""
+    return getattr(config, "max_position_embeddings", None)
+
+
+def t5_source_positions(config: Config) -> int:
+    """T5's relative bias has no table to run out of; it was trained on 512-token inputs."""
+    return DEFAULT_POSITIONS
+
+
+def no_position_limit(config: Config) -> None:
+    """T5's relative bias: no table of positions for a target to run out of."""
+    return None
+
+
+def configured_special_tokens(config: Config, generation: Config) -> SpecialTokens:
+    """The generation settings' start and end first, the model config's where they say nothing
+    (the first of several end tokens)."""
+    start = generation.decoder_start_token_id
+    if start is None:
+        start = config.decoder_start_token_id
+    end = generation.eos_token_id if generation.eos_token_id is not None else config.eos_token_id
+    return SpecialTokens(start, end[0] if isinstance(end, list) else end, config.pad_token_id)
+
+
+def rules_from_settings(generation: Config, target_positions: int | None) -> GenerationRules:
+    """The generation settings' rules, as ``generate`` applies them (model.hf.generation_rules)."""
+    from model.hf.generation_rules import GenerationRules
+
+    return GenerationRules.from_generation_config(generation, target_positions)
+
+
+# -- position tables, read from the encoder's embeddings --------------------------------------------
+def whole_table(encoder: nn.Module) -> Tensor:
+    """Marian: row p is position p."""
+    return encoder.embed_positions.weight
+
+
+def table_after_offset(encoder: nn.Module) -> Tensor:
+    """BART, mBART: rows 0 and 1 are an offset fairseq kept."""
+    embeddings = encoder.embed_positions
+    return embeddings.weight[embeddings.offset :]
+
+
+def table_after_padding(encoder: nn.Module) -> Tensor:
+    """M2M100: positions count from padding_idx + 1."""
+    embeddings = encoder.embed_positions
+    return embeddings.weights[embeddings.padding_idx + 1 :]
+
+
+def no_table(encoder: nn.Module) -> None:
+    """T5: a bias on the scores instead of vectors added to the embeddings."""
+    return None
+
+
+def first_self_attention(stack: nn.Module) -> nn.Module:
+    """T5: the first layer's self-attention computes the bias; the other layers reuse it."""
+    return stack.block[0].layer[0].SelfAttention
+
+
+# -- norms and the output layer ---------------------------------------------------------------------
+FAIRSEQ_NORMS = {"self_attn_layer_norm": 0, "encoder_attn_layer_norm": 1}
+
+
+def fairseq_norm_sublayer(side: str, rest: list[str]) -> int | None:
+    """``self_attn_layer_norm``, ``encoder_attn_layer_norm`` (decoder) and ``final_layer_norm``
+    (the feed-forward's: 1 in the encoder, which has no cross-attention)."""
+    tail = rest[-1]
+    if tail in FAIRSEQ_NORMS:
+        return FAIRSEQ_NORMS[tail]
+    if tail == "final_layer_norm" and len(rest) == 1:
+        return 1 if side == "encoder" else 2
+    return None
+
+
+def t5_norm_sublayer(side: str, rest: list[str]) -> int | None:
+    """``layer.j.layer_norm``, in front of the j-th sublayer."""
+    if rest[-1] == "layer_norm" and len(rest) == 3 and rest[0] == "layer" and rest[1].isdigit():
+        return int(rest[1])
+    return None
+
+
+def unscaled_output(config: Config, d_model: int) -> None:
+    return None
+
+
+def t5_tied_output_scale(config: Config, d_model: int) -> float | None:
+    """T5 rescales the decoder's output by 1/√d_model when its output layer is the embedding."""
+    return d_model**-0.5 if getattr(config, "scale_decoder_outputs", False) else None
+
+
+FAIRSEQ_MODULES = ModuleNames("layers", "self_attn", "encoder_attn", fairseq_norm_sublayer, "layer_norm")
+T5_MODULES = ModuleNames("block", "SelfAttention", "EncDecAttention", t5_norm_sublayer, "final_layer_norm")
+
+
+# -- the table ----------------------------------------------------------------------------------------
+MARIAN = Architecture(
+    model_type="marian",
+    display_name="Marian",
+    shape=fairseq_shape,
+    source_positions=position_embeddings,
+    target_positions=position_embeddings,
+    special_tokens=configured_special_tokens,
+    generation_rules=rules_from_settings,
+    tokenizer_files=("source.spm", "vocab.json", "tokenizer.json"),
+    positional="sinusoidal",
+    position_table=whole_table,
+    sinusoid_layout="halves",  # all sines, then all cosines (its own ``create_weight``)
+    relative_bias=None,
+    scaled=True,
+    norm="layernorm",
+    norm_placement="post",
+    modules=FAIRSEQ_MODULES,
+    decoder_output_scale=unscaled_output,
+)
+BART = Architecture(
+    model_type="bart",
+    display_name="BART",
+    shape=fairseq_shape,
+    source_positions=position_embeddings,
+    target_positions=position_embeddings,
+    special_tokens=configured_special_tokens,
+    generation_rules=rules_from_settings,
+    tokenizer_files=("tokenizer.json", "vocab.json"),
+    positional="learned",
+    position_table=table_after_offset,
+    sinusoid_layout="interleaved",
+    relative_bias=None,
+    scaled=True,
+    norm="layernorm",
+    norm_placement="post",
+    modules=FAIRSEQ_MODULES,
+    decoder_output_scale=unscaled_output,
+)
+MBART = Architecture(
+    model_type="mbart",
+    display_name="mBART",
+    shape=fairseq_shape,
+    source_positions=position_embeddings,
+    target_positions=position_embeddings,
+    special_tokens=configured_special_tokens,
+    generation_rules=rules_from_settings,
+    tokenizer_files=("tokenizer.json", "sentencepiece.bpe.model"),
+    positional="learned",
+    position_table=table_after_offset,
+    sinusoid_layout="interleaved",
+    relative_bias=None,
+    scaled=True,
+    norm="layernorm",
+    norm_placement="pre",
+    modules=FAIRSEQ_MODULES,
+    decoder_output_scale=unscaled_output,
+)
+M2M100 = Architecture(
+    model_type="m2m_100",
+    display_name="M2M100/NLLB",
+    shape=fairseq_shape,
+    source_positions=position_embeddings,
+    target_positions=position_embeddings,
+    special_tokens=configured_special_tokens,
+    generation_rules=rules_from_settings,
+    tokenizer_files=("tokenizer.json", "sentencepiece.bpe.model", "vocab.json"),
+    positional="sinusoidal",
+    position_table=table_after_padding,
+    sinusoid_layout="halves",  # as Marian (its own ``get_embedding``)
+    relative_bias=None,
+    scaled=True,
+    norm="layernorm",
+    norm_placement="pre",
+    modules=FAIRSEQ_MODULES,
+    decoder_output_scale=unscaled_output,
+)
+T5 = Architecture(
+    model_type="t5",
+    display_name="T5",
+    shape=t5_shape,
+    source_positions=t5_source_positions,
+    target_positions=no_position_limit,
+    special_tokens=configured_special_tokens,
+    generation_rules=rules_from_settings,
+    tokenizer_files=("tokenizer.json", "spiece.model"),
+    positional="relative_bias",
+    position_table=no_table,
+    sinusoid_layout="interleaved",
+    relative_bias=first_self_attention,
+    scaled=False,
+    norm="rmsnorm",
+    norm_placement="pre",
+    modules=T5_MODULES,
+    decoder_output_scale=t5_tied_output_scale,
+)
+MT5 = replace(T5, model_type="mt5", display_name="mT5")  # T5's record: only the name differs
+
+# model_type → its entry, in the order messages list them
+ARCHITECTURES: dict[str, Architecture] = {
+    entry.model_type: entry for entry in (MARIAN, BART, MBART, T5, MT5, M2M100)
+}
+SUPPORTED = ", ".join(entry.display_name for entry in ARCHITECTURES.values())
