@@ -8,6 +8,7 @@ optimizer state and step for ``--resume``.
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import sys
@@ -168,6 +169,11 @@ def train(
                     recorder.write(model, tokenizer, info)
         if done == stop_after and done < recipe.steps:
             break
+    # The DDP wrapper holds the process group: drop it now, so that finish() ends the group while
+    # the interpreter is whole. Left to the exit, the group's threads once met a half-torn-down
+    # process, and a rank died of SIGABRT ("terminate called without an active exception").
+    del stepped
+    gc.collect()
     interrupted = stop_after is not None and stop_after < recipe.steps
     if interrupted or not place.main:
         finish(place)

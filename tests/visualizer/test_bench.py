@@ -35,7 +35,7 @@ RESPONSIVENESS_METRICS = {"loop_gap_ms"}
 ATTRIBUTION_METRICS = {"attribution_step_ms", "attribution_ig_ms", "attribution_ig_points"}
 STARTUP_METRICS = {"startup_s", "ready_s"}
 TRAINING_METRICS = {"training_loop_gap_ms", "training_steps_per_s"}
-TRAINING_REACHED = {"anti_diagonal_s", "held_out_95_s"}  # in 600 steps, or said unavailable
+TRAINING_REACHED = {"anti_diagonal_s", "held_out_95_s"}  # in the quick run's steps, or said unavailable
 
 
 def matplotlib_missing() -> bool:
