@@ -1,4 +1,4 @@
-"""What every concept panel shares: a bilingual explanation above a live view of the model.
+"""What every concept panel shares: an explanation above a live view of the model.
 
 A panel reads the session (the shown step, the selected layer and head, the computed
 what-ifs) and draws; it asks for model work with ``session.compute(key, job)``, never runs
@@ -24,10 +24,7 @@ WHAT_IF_STYLE = (
 
 
 class ConceptPanel(QWidget):
-    key = ""  # the --panel name
-    titles = {"en": "", "zh": ""}  # tab titles
-    explanations = {"en": "", "zh": ""}  # a few sentences of rich text per language
-    texts: dict[str, dict[str, str]] = {}  # the panel's other words: language → name → text
+    key = ""  # the --panel name; its tab title is the registry's
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -71,16 +68,16 @@ class ConceptPanel(QWidget):
     def detach(self) -> None:
         self.subscriptions.close()
 
-    def text(self, which: str, **values) -> str:
-        """One of the panel's ``texts`` in the session's language, its placeholders filled."""
-        words = self.texts.get(self.session.language, self.texts["en"])[which]
-        return words.format(**values) if values else words
-
     def title(self) -> str:
-        return self.titles.get(self.session.language, self.titles["en"])
+        return ENTRIES[self.key].title(self.session.language)
+
+    def explain(self, language: str) -> str:
+        """A few sentences of rich text above the view, in ``language``: each panel returns
+        ``tr`` of its English text (a literal there, where the translation test finds it)."""
+        return ""
 
     def on_language_changed(self, language: str) -> None:
-        self.explanation.setText(self.explanations.get(language, self.explanations["en"]))
+        self.explanation.setText(self.explain(language))
         self.on_state_changed()
 
     def on_state_changed(self, *_args) -> None:
