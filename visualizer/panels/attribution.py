@@ -13,14 +13,14 @@ import threading
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox
 
 from model.attribution.methods import METHODS, Attribution, AttributionSettings, Cancelled, attribute
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
 from visualizer.widgets.combo import refill
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
+from visualizer.widgets.heatmap import MatrixPlot, display_token
 
 LABEL_COLOR = "#dddddd"
 DIVERGING = "CET-D1"  # blue (against) – white – red (for): signed scores and correlations
@@ -94,7 +94,6 @@ class AttributionPanel(ConceptPanel):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        controls = QHBoxLayout()
         self.ig_label, self.occlusion_label, self.baseline_label = QLabel(), QLabel(), QLabel()
         self.ig_points = QSpinBox()
         self.ig_points.setRange(4, 1024)
@@ -105,26 +104,18 @@ class AttributionPanel(ConceptPanel):
         self.stop_button, self.run_button = QPushButton(), QPushButton()
         self.jobs = PanelJobs(session)
         self.progress = self.jobs.progress
-        for widget in (
-            self.ig_label,
-            self.ig_points,
-            self.occlusion_label,
-            self.occlusion,
-            self.baseline_label,
-            self.baseline,
-        ):
-            controls.addWidget(widget)
-        controls.addStretch(1)
-        for widget in (self.progress, self.stop_button, self.run_button):
-            controls.addWidget(widget)
-        self.outer.addLayout(controls)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.outer.addWidget(self.status)
-        self.canvas = pg.GraphicsLayoutWidget()
-        self.canvas.setBackground(BACKGROUND)
-        self.canvas.setMinimumHeight(420)
-        self.outer.addWidget(self.canvas, 1)
+        self.status, self.canvas = self.add_view(
+            (
+                self.ig_label,
+                self.ig_points,
+                self.occlusion_label,
+                self.occlusion,
+                self.baseline_label,
+                self.baseline,
+            ),
+            (self.progress, self.stop_button, self.run_button),
+            canvas_height=420,
+        )
         self.rows = MatrixPlot(self.canvas.addPlot(row=0, col=0, colspan=len(AGREEMENT_METHODS)), DIVERGING)
         self.separator = pg.InfiniteLine(angle=90, pen=pg.mkPen(SEPARATOR_COLOR, width=2))
         self.rows.plot.addItem(self.separator)

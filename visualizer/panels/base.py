@@ -9,14 +9,16 @@ changed; a panel that is not visible postpones the work until it is shown.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from visualizer.panels.registry import ENTRIES
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
+from visualizer.widgets.heatmap import BACKGROUND
 
 WHAT_IF_STYLE = (
     "background: #fff3cd; color: #6b4e00; border: 1px solid #e0b000; padding: 4px; font-weight: bold"
@@ -120,6 +122,35 @@ class ConceptPanel(QWidget):
             if isinstance(canvas, pg.GraphicsLayoutWidget):
                 needed = canvas.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
                 canvas.setMinimumWidth(math.ceil(needed.width()))
+
+    def add_view(
+        self,
+        controls: Sequence[QWidget] = (),
+        right: Sequence[QWidget] = (),
+        canvas_height: int = 300,
+        wrap: bool = True,
+    ) -> tuple[QLabel, pg.GraphicsLayoutWidget]:
+        """The set-up most panels share under the explanation, added in this order: a row of
+        ``controls`` with ``right`` at its right end (no row when both are empty), a status line
+        (``wrap``: a long one wraps rather than widening the page) and the plot canvas on the
+        dark background, at least ``canvas_height`` pixels high, which takes the room left.
+        Returns the status line and the canvas."""
+        if controls or right:
+            row = QHBoxLayout()
+            for widget in controls:
+                row.addWidget(widget)
+            row.addStretch(1)
+            for widget in right:
+                row.addWidget(widget)
+            self.outer.addLayout(row)
+        status = QLabel()
+        status.setWordWrap(wrap)
+        self.outer.addWidget(status)
+        canvas = pg.GraphicsLayoutWidget()
+        canvas.setBackground(BACKGROUND)
+        canvas.setMinimumHeight(canvas_height)
+        self.outer.addWidget(canvas, 1)
+        return status, canvas
 
     def show_what_if(self, text: str | None) -> None:
         """A banner that says a what-if is active (the picture is not the model as trained)."""

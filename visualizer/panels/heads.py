@@ -30,7 +30,7 @@ from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
 from visualizer.widgets.combo import refill
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+from visualizer.widgets.heatmap import MatrixPlot
 
 LABEL_COLOR = "#dddddd"
 CURVE_COLOR = "#4fc3f7"
@@ -88,7 +88,6 @@ class HeadsPanel(ConceptPanel):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        controls = QHBoxLayout()
         self.sample_label, self.n_label = QLabel(), QLabel()
         self.sample = QComboBox()
         self.n = QSpinBox()
@@ -102,19 +101,11 @@ class HeadsPanel(ConceptPanel):
         )
         self.jobs = PanelJobs(session)
         self.progress = self.jobs.progress
-        for widget in (self.sample_label, self.sample, self.n_label, self.n, self.measure_button):
-            controls.addWidget(widget)
-        controls.addStretch(1)
-        for widget in (self.progress, self.stop_button, self.restore_button):
-            controls.addWidget(widget)
-        self.outer.addLayout(controls)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.outer.addWidget(self.status)
-        self.canvas = pg.GraphicsLayoutWidget()
-        self.canvas.setBackground(BACKGROUND)
-        self.canvas.setMinimumHeight(400)
-        self.outer.addWidget(self.canvas, 1)
+        self.status, self.canvas = self.add_view(
+            (self.sample_label, self.sample, self.n_label, self.n, self.measure_button),
+            (self.progress, self.stop_button, self.restore_button),
+            canvas_height=400,
+        )
         self.maps: dict[str, MatrixPlot] = {}
         self.cell_labels: list[tuple[pg.PlotItem, pg.TextItem]] = []  # the numbers drawn on the maps
         self.curve_plot: pg.PlotItem | None = None

@@ -16,13 +16,13 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSizePolicy
 
 from model.probes.teacher_forcing import AttentionMatrices, teacher_force_batch
 from model.tasks.synthetic import solve, split_source
 from visualizer.i18n import Translator, tr, trf
 from visualizer.panels.base import ConceptPanel
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
+from visualizer.widgets.heatmap import MatrixPlot, display_token
 
 NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
 STAGES = ("raw", "scaled", "mask", "masked", "softmax")
@@ -118,12 +118,10 @@ class MasksPanel(ConceptPanel):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        controls = QHBoxLayout()
         self.kind = QComboBox()  # the same choice as the tabs on the 'Attention heads' page
         self.kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.kind.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # never cut
         self.kind.currentIndexChanged.connect(self.on_kind_chosen)
-        controls.addWidget(self.kind)
         self.mode = QComboBox()
         self.mode.addItem("decoder reads <bos> + what it generated", "generated")
         self.mode.addItem("decoder reads a target you type (teacher forcing)", "target")
@@ -133,10 +131,10 @@ class MasksPanel(ConceptPanel):
         self.target.setEnabled(False)
         self.no_causal = QCheckBox("what if: remove the causal mask")
         self.batch = QCheckBox("padded batch of two sources")
-        for widget in (self.mode, self.target, self.no_causal, self.batch):
-            controls.addWidget(widget)
-        controls.addStretch(1)
-        self.outer.addLayout(controls)
+        # the status is not wrapped: it is one line, and the hover line sits between it and the plots
+        self.status, self.plots = self.add_view(
+            (self.kind, self.mode, self.target, self.no_causal, self.batch), canvas_height=260, wrap=False
+        )
         self.translator = Translator()
         self.translator.add(
             lambda text: self.mode.setItemText(0, text), "decoder reads <bos> + what it generated"
@@ -152,15 +150,9 @@ class MasksPanel(ConceptPanel):
         self.target.editingFinished.connect(self.on_controls)
         self.no_causal.toggled.connect(self.on_controls)
         self.batch.toggled.connect(self.on_controls)
-        self.status = QLabel()
-        self.outer.addWidget(self.status)
         self.hover = QLabel(" ")  # the hovered cell through the pipeline; goes with its state
         self.hover.setStyleSheet("font-family: monospace; padding: 2px 4px;")
-        self.outer.addWidget(self.hover)
-        self.plots = pg.GraphicsLayoutWidget()
-        self.plots.setBackground(BACKGROUND)
-        self.plots.setMinimumHeight(260)
-        self.outer.addWidget(self.plots, 1)
+        self.outer.insertWidget(self.outer.indexOf(self.plots), self.hover)
         self.plots.scene().sigMouseMoved.connect(self.on_mouse_moved)
         self.cells: dict[tuple[int, str], MatrixPlot] = {}
         self.score_bars: list[pg.ColorBarItem] = []

@@ -11,12 +11,11 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel
 
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.masks import generated_target, request_capture
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+from visualizer.widgets.heatmap import MatrixPlot
 
 SCALED_COLOR = "#4fc3f7"
 UNSCALED_COLOR = "#ff7043"
@@ -47,13 +46,7 @@ class ScalingPanel(ConceptPanel):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.outer.addWidget(self.status)
-        self.plots = pg.GraphicsLayoutWidget()
-        self.plots.setBackground(BACKGROUND)
-        self.plots.setMinimumHeight(330)
-        self.outer.addWidget(self.plots, 1)
+        self.status, self.plots = self.add_view(canvas_height=330)
         self.scaled = MatrixPlot(self.plots.addPlot(row=0, col=0), session.colormap)
         self.unscaled = MatrixPlot(self.plots.addPlot(row=0, col=1), session.colormap)
         self.entropy_plot = self.plots.addPlot(row=1, col=0, colspan=2)
