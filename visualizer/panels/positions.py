@@ -246,10 +246,10 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
 
     def retranslate(self) -> None:
         """Texts and colours that follow the language and the colormap."""
-        self.pair_label.setText(tr("pair i:", self.session.language))
-        self.what_if_button.setText(tr("What-if: remove positional encoding", self.session.language))
-        self.swap_label.setText(tr("swap source positions", self.session.language))
         language = self.session.language
+        self.pair_label.setText(tr("pair i:", language))
+        self.what_if_button.setText(tr("What-if: remove positional encoding", language))
+        self.swap_label.setText(tr("swap source positions", language))
         for plot, title in (
             (self.pe_plot, tr("PE: position (row) × dimension (column)", language)),
             (self.bits_plot, tr("position in binary (bits)", language)),
