@@ -7,7 +7,7 @@ prefix, an unknown task, characters never seen in training, an input longer than
 on, a date in no trained form, an unknown category. A model without this metadata gets none.
 
 Plain data, no torch: the window uses it before torch loads. Findings are language-neutral
-``Finding(code, values)``; ``visualizer/state/coverage_text.py`` words them.
+``Finding(code, values)``; ``visualizer/state/findings.py`` words them.
 """
 
 from __future__ import annotations

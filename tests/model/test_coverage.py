@@ -6,7 +6,7 @@ import pytest
 
 from model.tasks.coverage import Finding, outside_training, trained_on
 from model.tasks.synthetic import DATE_FORMS, MAX_INPUT_LEN, PICK_NAMES, TASK_NAMES, TEXT_CHARACTERS
-from visualizer.state.coverage_text import describe
+from visualizer.state.findings import describe
 
 SHIPPED = trained_on(TASK_NAMES)
 

@@ -202,7 +202,7 @@ def test_t5_shows_its_relative_position_bias(qtbot, settings, tmp_path):
 
 
 def test_the_norm_page_names_rmsnorm_where_the_model_has_it():
-    from visualizer.panels.layernorm_text import norm_text
+    from visualizer.panels.layernorm import norm_text
 
     for language in ("en", "zh"):
         rms = norm_text(language, "rmsnorm", "pre")

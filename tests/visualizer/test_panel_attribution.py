@@ -196,15 +196,3 @@ def test_logit_lens_table_is_the_models_lens(harness, tiny_checkpoint_path):
         )
     assert expected.written_ranks[-1] == 1  # greedy: the last layer's first choice was written
     assert "Step 3" in panel.status.text()
-
-
-def test_the_pages_words_exist_in_both_languages_with_the_same_placeholders():
-    import string
-
-    from visualizer.panels.attribution_text import ATTRIBUTION, HEADS, LOGIT_LENS
-
-    for words in (ATTRIBUTION, HEADS, LOGIT_LENS):
-        assert set(words["en"]) == set(words["zh"])
-        for name, english in words["en"].items():
-            fields = {f for _, f, _, _ in string.Formatter().parse(english) if f}
-            assert fields == {f for _, f, _, _ in string.Formatter().parse(words["zh"][name]) if f}, name

@@ -13,15 +13,14 @@ import threading
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox
 
 from model.attribution.methods import METHODS, Attribution, AttributionSettings, Cancelled, attribute
-from visualizer.panels.attribution_text import ATTRIBUTION
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
-from visualizer.panels.registry import TITLES
 from visualizer.widgets.combo import refill
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
+from visualizer.widgets.heatmap import MatrixPlot, display_token
 
 LABEL_COLOR = "#dddddd"
 DIVERGING = "CET-D1"  # blue (against) – white – red (for): signed scores and correlations
@@ -76,13 +75,25 @@ def scaled_rows(result: Attribution, step: int) -> np.ndarray:
 
 class AttributionPanel(ConceptPanel):
     key = "attribution"
-    titles = TITLES["attribution"]
-    texts = ATTRIBUTION
-    explanations = {language: words["explanation"] for language, words in ATTRIBUTION.items()}
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "<b>Is attention an explanation?</b> Jain &amp; Wallace (2019) found attention often "
+            "disagrees with gradient-based importance; Abnar &amp; Zuidema (2020) found attention "
+            "<i>rolled out</i> through the layers (½A + ½I per layer, for the residual path) "
+            "tracks it better. Each row scores, for the shown output token f = log p, every source "
+            "token and, right of the orange line, every token the decoder had read. <b>Gradient × "
+            "input</b>: f's change along each token's vector. <b>Integrated gradients</b>: the "
+            "gradient averaged on the path from <tt>&lt;pad&gt;</tt> vectors to the input; the "
+            "scores add up to f(input) − f(baseline). <b>Occlusion</b>: how much f drops when that "
+            "source token is replaced by <tt>&lt;unk&gt;</tt> (or removed). Rows are scaled by "
+            "their largest |value|: red helps, blue works against. Below: each cross-attention "
+            "head's rank correlation (Spearman) with each method; click a head to choose it.",
+            language,
+        )
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        controls = QHBoxLayout()
         self.ig_label, self.occlusion_label, self.baseline_label = QLabel(), QLabel(), QLabel()
         self.ig_points = QSpinBox()
         self.ig_points.setRange(4, 1024)
@@ -93,26 +104,18 @@ class AttributionPanel(ConceptPanel):
         self.stop_button, self.run_button = QPushButton(), QPushButton()
         self.jobs = PanelJobs(session)
         self.progress = self.jobs.progress
-        for widget in (
-            self.ig_label,
-            self.ig_points,
-            self.occlusion_label,
-            self.occlusion,
-            self.baseline_label,
-            self.baseline,
-        ):
-            controls.addWidget(widget)
-        controls.addStretch(1)
-        for widget in (self.progress, self.stop_button, self.run_button):
-            controls.addWidget(widget)
-        self.outer.addLayout(controls)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.outer.addWidget(self.status)
-        self.canvas = pg.GraphicsLayoutWidget()
-        self.canvas.setBackground(BACKGROUND)
-        self.canvas.setMinimumHeight(420)
-        self.outer.addWidget(self.canvas, 1)
+        self.status, self.canvas = self.add_view(
+            (
+                self.ig_label,
+                self.ig_points,
+                self.occlusion_label,
+                self.occlusion,
+                self.baseline_label,
+                self.baseline,
+            ),
+            (self.progress, self.stop_button, self.run_button),
+            canvas_height=420,
+        )
         self.rows = MatrixPlot(self.canvas.addPlot(row=0, col=0, colspan=len(AGREEMENT_METHODS)), DIVERGING)
         self.separator = pg.InfiniteLine(angle=90, pen=pg.mkPen(SEPARATOR_COLOR, width=2))
         self.rows.plot.addItem(self.separator)
@@ -145,21 +148,33 @@ class AttributionPanel(ConceptPanel):
         if not getattr(self, "controls_built", False):  # called by the base class's __init__
             super().on_language_changed(language)
             return
-        self.ig_label.setText(self.text("ig_points"))
-        self.occlusion_label.setText(self.text("occlusion"))
-        self.baseline_label.setText(self.text("baseline"))
-        for combo, items in (
-            (self.occlusion, (("occlusion_unk", "unk"), ("occlusion_remove", "remove"))),
-            (self.baseline, (("baseline_pad", "pad"), ("baseline_zero", "zero"))),
-        ):
-            refill(combo, [(self.text(name), value) for name, value in items])
-        self.stop_button.setText(self.text("stop"))
-        self.run_button.setText(self.text("run"))
+        self.ig_label.setText(tr("Integrated gradients points:", language))
+        self.occlusion_label.setText(tr("Occlusion:", language))
+        self.baseline_label.setText(tr("Baseline:", language))
+        refill(
+            self.occlusion,
+            [(tr("replace by <unk>", language), "unk"), (tr("remove the token", language), "remove")],
+        )
+        refill(
+            self.baseline, [(tr("<pad> vectors", language), "pad"), (tr("zero vectors", language), "zero")]
+        )
+        self.stop_button.setText(tr("Stop", language))
+        self.run_button.setText(tr("Compute again", language))
         super().on_language_changed(language)
 
     def method_name(self, method: str, layer: int, head: int) -> str:
-        name = "occlusion_method" if method == "occlusion" else method
-        return self.text(name, layer=layer + 1, head=head + 1)
+        """A row's method as the rows, the agreement maps and the hover name it."""
+        language = self.session.language
+        if method == "attention_head":
+            return trf("attention L{layer} H{head}", language, layer=layer + 1, head=head + 1)
+        if method == "attention_layer":
+            return trf("attention, mean of layer {layer}", language, layer=layer + 1)
+        return {
+            "rollout": tr("rollout", language),
+            "gradient_x_input": tr("gradient × input", language),
+            "integrated_gradients": tr("integrated gradients", language),
+            "occlusion": tr("occlusion", language),
+        }[method]
 
     # -- what to compute ----------------------------------------------------------------------
     def settings(self) -> AttributionSettings:
@@ -184,13 +199,24 @@ class AttributionPanel(ConceptPanel):
         return ("attribution", snapshot.source, ids, step, self.settings(), snapshot.interventions)
 
     def refresh(self) -> None:
+        language = self.session.language
         key = self.wanted_key()
         snapshot = self.session.snapshot
         self.show_what_if(
-            self.text("what_if") if snapshot is not None and snapshot.interventions.active else None
+            tr(
+                "WHAT-IF active: the attributions explain the model as shown, with its what-ifs",
+                language,
+            )
+            if snapshot is not None and snapshot.interventions.active
+            else None
         )
         if key is None:
-            self.status.setText(self.text("no_step"))
+            self.status.setText(
+                tr(
+                    "Run a source and take at least one step: the page explains the shown output token.",
+                    language,
+                )
+            )
             self.progress.hide()
             return
         value = self.jobs.answer(key)
@@ -201,13 +227,21 @@ class AttributionPanel(ConceptPanel):
             self.stop_button.setEnabled(computing)
             self.run_button.setEnabled(False)
             if computing:
-                self.status.setText(self.text("computing", step=key[3] + 1))
+                self.status.setText(
+                    trf("computing the attributions of step {step} …", language, step=key[3] + 1)
+                )
             return
         self.jobs.arrived(key, value)
         self.stop_button.setEnabled(False)
         self.run_button.setEnabled(True)
         if isinstance(value, Stopped):
-            self.status.setText(self.text("stopped", step=key[3] + 1))
+            self.status.setText(
+                trf(
+                    "Stopped. Press “Compute again” to compute step {step}.",
+                    language,
+                    step=key[3] + 1,
+                )
+            )
             return
         self.result = value
         self.draw(value, key[3])
@@ -246,10 +280,18 @@ class AttributionPanel(ConceptPanel):
         ]
         self.rows.set_ticks(names, tokens)
         self.separator.setValue(result.n_source)
-        self.rows.plot.setTitle(self.text("tokens_title"), color=LABEL_COLOR, size="10pt")
+        self.rows.plot.setTitle(
+            tr("source tokens | tokens the decoder read", self.session.language),
+            color=LABEL_COLOR,
+            size="10pt",
+        )
         for method, cell in self.agreement_maps.items():
             cell.plot.setTitle(
-                self.text("agreement", method=self.method_name(method, layer, head)),
+                trf(
+                    "agreement with {method}",
+                    self.session.language,
+                    method=self.method_name(method, layer, head),
+                ),
                 color=LABEL_COLOR,
                 size="9pt",
             )
@@ -263,17 +305,27 @@ class AttributionPanel(ConceptPanel):
         self.status.setText(self.summary(result, step))
 
     def summary(self, result: Attribution, step: int) -> str:
+        language = self.session.language
         ig = ""
         if result.ig_steps_used and result.completeness_gap is not None:
-            ig = self.text(
-                "ig",
+            ig = trf(
+                "Integrated gradients: {points} points, sum off f(x) − f(x′) = {difference:.3f} by "
+                "{gap:.2%}.",
+                language,
                 points=result.ig_steps_used,
                 difference=float(result.logprob[step] - result.baseline_logprob[step]),
                 gap=float(result.completeness_gap[step]),
             )
-        occlusion = self.text("occlusion_said" if result.occlusion_mode == "unk" else "occlusion_removed")
-        text = self.text(
-            "summary",
+        occlusion = tr(
+            "Occlusion replaced each source token by <unk>."
+            if result.occlusion_mode == "unk"
+            else "Occlusion removed each source token (the tokenizer has no <unk>, or you chose it).",
+            language,
+        )
+        text = trf(
+            "Step {step} writes {token} (log p = {logprob:.4f}). Attention head: cross-attention "
+            "L{layer} H{head}. {ig} {occlusion}",
+            language,
             step=step + 1,
             token=repr(display_token(result.output_tokens[step])),
             logprob=float(result.logprob[step]),
@@ -283,11 +335,15 @@ class AttributionPanel(ConceptPanel):
             occlusion=occlusion,
         )
         if result.unavailable:
-            text += " " + self.text("no_attention")
+            text += " " + tr(
+                "This model has no attention: only the gradient and occlusion rows have values.",
+                language,
+            )
         return text
 
     # -- mouse ----------------------------------------------------------------------------------
     def on_mouse_moved(self, scene_pos) -> None:
+        language = self.session.language
         result, rows = self.result, self.shown_rows
         if result is None or rows is None:
             return
@@ -300,12 +356,18 @@ class AttributionPanel(ConceptPanel):
             source = column < result.n_source
             index = column if source else column - result.n_source
             token = result.source_tokens[index] if source else result.read_tokens[index]
+            language = language
+            if source:
+                where = tr("source", language, disambiguation="attribution: a token of the source")
+            else:
+                where = tr("read", language)
             self.hover.setText(
-                self.text(
-                    "hover",
+                trf(
+                    "{method} · {token} ({where} {index}): {value}",
+                    language,
                     method=self.method_name(method, result.layer or 0, result.settings.head),
                     token=repr(display_token(token)),
-                    where=self.text("source" if source else "read"),
+                    where=where,
                     index=index + 1,
                     value="—" if not np.isfinite(value) else f"{value:+.4f}",
                 )
@@ -317,8 +379,9 @@ class AttributionPanel(ConceptPanel):
                 layer, head = found
                 value = result.agreement[method][self.shown_step, layer, head]
                 self.hover.setText(
-                    self.text(
-                        "hover_head",
+                    trf(
+                        "L{layer} H{head} · Spearman ρ with {method}: {value}",
+                        language,
                         layer=layer + 1,
                         head=head + 1,
                         method=self.method_name(method, layer, head),

@@ -1,4 +1,4 @@
-"""What every concept panel shares: a bilingual explanation above a live view of the model.
+"""What every concept panel shares: an explanation above a live view of the model.
 
 A panel reads the session (the shown step, the selected layer and head, the computed
 what-ifs) and draws; it asks for model work with ``session.compute(key, job)``, never runs
@@ -9,14 +9,16 @@ changed; a panel that is not visible postpones the work until it is shown.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from visualizer.panels.registry import ENTRIES
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
+from visualizer.widgets.heatmap import BACKGROUND
 
 WHAT_IF_STYLE = (
     "background: #fff3cd; color: #6b4e00; border: 1px solid #e0b000; padding: 4px; font-weight: bold"
@@ -24,10 +26,7 @@ WHAT_IF_STYLE = (
 
 
 class ConceptPanel(QWidget):
-    key = ""  # the --panel name
-    titles = {"en": "", "zh": ""}  # tab titles
-    explanations = {"en": "", "zh": ""}  # a few sentences of rich text per language
-    texts: dict[str, dict[str, str]] = {}  # the panel's other words: language → name → text
+    key = ""  # the --panel name; its tab title is the registry's
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -71,16 +70,16 @@ class ConceptPanel(QWidget):
     def detach(self) -> None:
         self.subscriptions.close()
 
-    def text(self, which: str, **values) -> str:
-        """One of the panel's ``texts`` in the session's language, its placeholders filled."""
-        words = self.texts.get(self.session.language, self.texts["en"])[which]
-        return words.format(**values) if values else words
-
     def title(self) -> str:
-        return self.titles.get(self.session.language, self.titles["en"])
+        return ENTRIES[self.key].title(self.session.language)
+
+    def explain(self, language: str) -> str:
+        """A few sentences of rich text above the view, in ``language``: each panel returns
+        ``tr`` of its English text (a literal there, where the translation test finds it)."""
+        return ""
 
     def on_language_changed(self, language: str) -> None:
-        self.explanation.setText(self.explanations.get(language, self.explanations["en"]))
+        self.explanation.setText(self.explain(language))
         self.on_state_changed()
 
     def on_state_changed(self, *_args) -> None:
@@ -123,6 +122,35 @@ class ConceptPanel(QWidget):
             if isinstance(canvas, pg.GraphicsLayoutWidget):
                 needed = canvas.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
                 canvas.setMinimumWidth(math.ceil(needed.width()))
+
+    def add_view(
+        self,
+        controls: Sequence[QWidget] = (),
+        right: Sequence[QWidget] = (),
+        canvas_height: int = 300,
+        wrap: bool = True,
+    ) -> tuple[QLabel, pg.GraphicsLayoutWidget]:
+        """The set-up most panels share under the explanation, added in this order: a row of
+        ``controls`` with ``right`` at its right end (no row when both are empty), a status line
+        (``wrap``: a long one wraps rather than widening the page) and the plot canvas on the
+        dark background, at least ``canvas_height`` pixels high, which takes the room left.
+        Returns the status line and the canvas."""
+        if controls or right:
+            row = QHBoxLayout()
+            for widget in controls:
+                row.addWidget(widget)
+            row.addStretch(1)
+            for widget in right:
+                row.addWidget(widget)
+            self.outer.addLayout(row)
+        status = QLabel()
+        status.setWordWrap(wrap)
+        self.outer.addWidget(status)
+        canvas = pg.GraphicsLayoutWidget()
+        canvas.setBackground(BACKGROUND)
+        canvas.setMinimumHeight(canvas_height)
+        self.outer.addWidget(canvas, 1)
+        return status, canvas
 
     def show_what_if(self, text: str | None) -> None:
         """A banner that says a what-if is active (the picture is not the model as trained)."""

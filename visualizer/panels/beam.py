@@ -29,15 +29,16 @@ from PySide6.QtWidgets import (
 from model.generation.decoding import BeamResult
 from model.interface import Interventions
 from model.probes.teacher_forcing import hypothesis_attention
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.beam_tree import (
-    TEXT,
     BeamTreeView,
     best_path,
     hypothesis_text,
     signed,
+    status_name,
+    strategy_name,
 )
-from visualizer.panels.registry import TITLES
 from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
@@ -45,22 +46,19 @@ from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 # -- the panel --------------------------------------------------------------------------------
 class BeamPanel(ConceptPanel):
     key = "beam"
-    titles = TITLES["beam"]
-    explanations = {
-        "en": "<b>Beam search</b> keeps the <i>k</i> most probable partial outputs (hypotheses), not just "
-        "the single most likely token. Each step extends every hypothesis by every token, ranks all the "
-        "extensions by summed log-probability, keeps the best <i>k</i> and prunes the rest. A hypothesis "
-        "that writes &lt;eos&gt; is finished; the search stops when no open one can still beat the best "
-        "finished one. (The paper used a beam of 4 and a length penalty; this model ranks by the plain "
-        "sum.)<br>Columns are output steps; each box is a token and the cumulative log-probability of its "
-        "hypothesis; gold is the output. Click a box to see that hypothesis's cross-attention.",
-        "zh": "<b>束搜索</b>不只取最可能的一个词元，而是同时保留概率最高的 <i>k</i> 个部分输出（假设）。"
-        "每一步用所有词元扩展每个假设，按累积对数概率给全部扩展排序，留下前 <i>k</i> 个，其余剪枝。"
-        "写出 &lt;eos&gt; 的假设即告完成；当没有未完成的假设还能超过最好的已完成假设时，搜索停止。"
-        "（论文用束宽 4 并加长度惩罚；这个模型直接按对数概率之和排序。）"
-        "<br>每一列是一个输出步；每个方框是一个词元及其假设的累积对数概率；金色路径就是输出。"
-        "点击方框，可查看该假设对源文本的交叉注意力。",
-    }
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "<b>Beam search</b> keeps the <i>k</i> most probable partial outputs (hypotheses), not "
+            "just the single most likely token. Each step extends every hypothesis by every token, "
+            "ranks all the extensions by summed log-probability, keeps the best <i>k</i> and "
+            "prunes the rest. A hypothesis that writes &lt;eos&gt; is finished; the search stops "
+            "when no open one can still beat the best finished one. (The paper used a beam of 4 "
+            "and a length penalty; this model ranks by the plain sum.)<br>Columns are output "
+            "steps; each box is a token and the cumulative log-probability of its hypothesis; gold "
+            "is the output. Click a box to see that hypothesis's cross-attention.",
+            language,
+        )
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(session, parent)
@@ -138,10 +136,6 @@ class BeamPanel(ConceptPanel):
         self.session.model_changed.disconnect(self.on_model_changed)
         super().detach()
 
-    @property
-    def text(self) -> dict:
-        return TEXT.get(self.session.language, TEXT["en"])
-
     # -- user actions ---------------------------------------------------------------------
     def switch_to_beam(self) -> None:
         self.session.set_settings(self.session.with_settings(strategy="beam"))
@@ -160,7 +154,7 @@ class BeamPanel(ConceptPanel):
 
     # -- drawing --------------------------------------------------------------------------
     def refresh(self) -> None:
-        session, text = self.session, self.text
+        session, language = self.session, self.session.language
         snapshot = session.snapshot
         self.retranslate()
         beam_on = session.settings.strategy == "beam"
@@ -172,30 +166,52 @@ class BeamPanel(ConceptPanel):
             self.tree.clear()
             self.built_for = None
         if not beam_on:
-            strategy = text["strategies"].get(session.settings.strategy, session.settings.strategy)
-            self.notice.setText(text["not_beam"].format(strategy=strategy))
+            self.notice.setText(
+                trf(
+                    "The decoding strategy is <b>{strategy}</b>: it follows one hypothesis, so there is no "
+                    "tree to draw. Beam search keeps several hypotheses at once.",
+                    language,
+                    strategy=strategy_name(session.settings.strategy, language),
+                )
+            )
             return
         if beam is None:
-            self.notice.setText(text["no_tree"])
+            self.notice.setText(
+                tr(
+                    "Take a step (→): beam search runs at the first step, and its tree grows here as you "
+                    "step.",
+                    language,
+                )
+            )
             return
-        if self.built_for is None or self.built_for[0] is not beam or self.built_for[1] != session.language:
+        if self.built_for is None or self.built_for[0] is not beam or self.built_for[1] != language:
             if self.built_for is None or self.built_for[0] is not beam:
                 self.selected = None
-            self.tree.build(beam, snapshot.tokenizer, text)
-            self.built_for = (beam, session.language)
+            self.tree.build(beam, snapshot.tokenizer, language)
+            self.built_for = (beam, language)
         node_id = self.shown_node(beam, session.cursor)
         self.tree.show_until(session.cursor, self.future_box.isChecked(), node_id)
         self.show_attention(beam, node_id)
 
     def retranslate(self) -> None:
-        text = self.text
-        self.switch_button.setText(text["switch"])
-        self.legend.setText(text["legend"])
-        self.future_box.setText(text["future"])
-        self.layer_caption.setText(text["layer"])
-        self.head_caption.setText(text["head"])
-        self.matrix.plot.setLabel("left", text["rows"])
-        self.matrix.plot.setLabel("bottom", text["columns"])
+        language = self.session.language
+        self.switch_button.setText(tr("Switch to beam search", language))
+        self.legend.setText(
+            tr(
+                "<span style='color:#7fa7d9'>■</span> in the beam &nbsp; "
+                "<span style='color:#5bd17a'>■</span> finished (&lt;eos&gt;) &nbsp; "
+                "<span style='color:#8a8a8a'>■</span> pruned &nbsp; "
+                "<span style='color:#ffb300'>━</span> best hypothesis &nbsp; "
+                "<span style='color:#4fc3f7'>▢</span> shown below &nbsp;·&nbsp; "
+                "click a box to see its attention",
+                language,
+            )
+        )
+        self.future_box.setText(tr("Show later steps (faint)", language))
+        self.layer_caption.setText(tr("Layer", language))
+        self.head_caption.setText(tr("Head", language))
+        self.matrix.plot.setLabel("left", tr("token written", language))
+        self.matrix.plot.setLabel("bottom", tr("source", language))
         if self.colormap != self.session.colormap:
             self.colormap = self.session.colormap
             self.matrix.set_colormap(self.colormap)
@@ -211,7 +227,7 @@ class BeamPanel(ConceptPanel):
             self.layer_combo.clear()
             self.layer_combo.addItems([str(i + 1) for i in range(layers)])
         self.head_combo.clear()  # refilled: the "mean" entry follows the language
-        self.head_combo.addItem(text["mean"], None)
+        self.head_combo.addItem(tr("mean", language), None)
         for head in range(heads):
             self.head_combo.addItem(str(head + 1), head)
         self.layer_combo.setCurrentIndex(min(self.session.layer, layers - 1))
@@ -226,12 +242,14 @@ class BeamPanel(ConceptPanel):
 
     def show_attention(self, beam: BeamResult, node_id: int) -> None:
         """Ask for (or draw) the cross-attention of the hypothesis ending at ``node_id``."""
-        session, text, snapshot = self.session, self.text, self.session.snapshot
+        session, language, snapshot = self.session, self.session.language, self.session.snapshot
         tokenizer = snapshot.tokenizer
         path = beam.path(node_id)
         self.shown = None
         if not path:
-            self.clear_heatmap(text["root_title"])
+            self.clear_heatmap(
+                tr("The start (&lt;bos&gt;): no token written yet. Click a later box.", language)
+            )
             return
         if session.model.family.alignment_kind is None:  # the tree only: nothing aligns to the source
             self.clear_heatmap("this model has no attention over the source to show")
@@ -243,7 +261,9 @@ class BeamPanel(ConceptPanel):
         hypothesis = hypothesis_text(beam, node_id, tokenizer)
         if cross is None:
             session.compute(key, attention_job(snapshot.source, asked, snapshot.interventions))
-            self.clear_heatmap(text["computing"].format(text=html.escape(hypothesis)))
+            self.clear_heatmap(
+                trf("computing the attention of “{text}”…", language, text=html.escape(hypothesis))
+            )
             return
         layer = min(session.layer, cross.shape[0] - 1)
         head = None if session.head is None else min(session.head, cross.shape[1] - 1)
@@ -253,12 +273,17 @@ class BeamPanel(ConceptPanel):
         rows = [tokenizer.token_text(token) for token in path]
         self.matrix.set_ticks(rows, snapshot.encoder.tokens)
         node = beam.nodes[node_id]
-        head = text["mean_name"] if session.head is None else text["head_name"].format(n=session.head + 1)
+        if session.head is None:
+            head = tr("mean of heads", language)
+        else:
+            head = trf("head {n}", language, n=session.head + 1)
         self.heat_title.setText(
-            text["title"].format(
+            trf(
+                "“{text}” · log p = {score} · {status} · layer {layer} · {head}",
+                language,
                 text=html.escape(hypothesis),
                 score=signed(node.logprob),
-                status=text["status"][node.status],
+                status=status_name(node.status, language),
                 layer=layer + 1,
                 head=head,
             )

@@ -1,5 +1,5 @@
 """The beam panel's tree: every hypothesis as a box (token, cumulative log-probability), its
-edges, styles by status, and the panel's words in English and Chinese.
+edges, styles by status, and the names of the statuses and strategies.
 
 Columns are output steps; rows are laid out so that children sit near their parents.
 """
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from model.generation.decoding import BeamNode, BeamResult
 from model.interface import Tokenizer
-from visualizer.widgets.controls import STRATEGY_LABELS
+from visualizer.i18n import tr, trf
 from visualizer.widgets.heatmap import BACKGROUND, display_token
 
 
@@ -50,66 +50,27 @@ FUTURE_OPACITY = 0.2
 NODE_HEIGHT, ROW_PITCH, COLUMN_GAP = 21.0, 25.0, 34.0
 MIN_SCALE = 0.75  # the tree shrinks at most this far to fit its height; below, it scrolls
 
-TEXT = {
-    "en": {
-        "not_beam": "The decoding strategy is <b>{strategy}</b>: it follows one hypothesis, so there is "
-        "no tree to draw. Beam search keeps several hypotheses at once.",
-        "switch": "Switch to beam search",
-        "strategies": STRATEGY_LABELS,
-        "no_tree": "Take a step (→): beam search runs at the first step, and its tree grows here as you "
-        "step.",
-        "legend": "<span style='color:#7fa7d9'>■</span> in the beam &nbsp; "
-        "<span style='color:#5bd17a'>■</span> finished (&lt;eos&gt;) &nbsp; "
-        "<span style='color:#8a8a8a'>■</span> pruned &nbsp; "
-        "<span style='color:#ffb300'>━</span> best hypothesis &nbsp; "
-        "<span style='color:#4fc3f7'>▢</span> shown below &nbsp;·&nbsp; click a box to see its attention",
-        "future": "Show later steps (faint)",
-        "layer": "Layer",
-        "head": "Head",
-        "mean": "mean",
-        "start": "start",
-        "step": "step {n}",
-        "status": {"kept": "in the beam", "finished": "finished", "pruned": "pruned"},
-        "title": "“{text}” · log p = {score} · {status} · layer {layer} · {head}",
-        "head_name": "head {n}",
-        "mean_name": "mean of heads",
-        "root_title": "The start (&lt;bos&gt;): no token written yet. Click a later box.",
-        "computing": "computing the attention of “{text}”…",
-        "rows": "token written",
-        "columns": "source",
-    },
-    "zh": {
-        "not_beam": "当前解码策略是<b>{strategy}</b>：它只沿一个假设前进，没有树可画。"
-        "束搜索同时保留多个假设。",
-        "switch": "切换到束搜索",
-        "strategies": {
-            "greedy": "贪心",
-            "sample": "温度采样",
-            "topk": "top-k 采样",
-            "topp": "top-p（核）采样",
-        },
-        "no_tree": "按一步（→）：束搜索在第一步运行，它的树会随着逐步前进在这里展开。",
-        "legend": "<span style='color:#7fa7d9'>■</span> 在束中 &nbsp; "
-        "<span style='color:#5bd17a'>■</span> 已完成（&lt;eos&gt;）&nbsp; "
-        "<span style='color:#8a8a8a'>■</span> 已剪枝 &nbsp; "
-        "<span style='color:#ffb300'>━</span> 最佳假设 &nbsp; "
-        "<span style='color:#4fc3f7'>▢</span> 下方显示的假设 &nbsp;·&nbsp; 点击方框查看它的注意力",
-        "future": "显示之后的步（淡化）",
-        "layer": "层",
-        "head": "头",
-        "mean": "平均",
-        "start": "起点",
-        "step": "第 {n} 步",
-        "status": {"kept": "在束中", "finished": "已完成", "pruned": "已剪枝"},
-        "title": "“{text}” · 对数概率 {score} · {status} · 第 {layer} 层 · {head}",
-        "head_name": "头 {n}",
-        "mean_name": "各头平均",
-        "root_title": "起点（&lt;bos&gt;）：还没有写出词元。请点击后面的方框。",
-        "computing": "正在计算“{text}”的注意力…",
-        "rows": "写出的词元",
-        "columns": "源文本",
-    },
-}
+
+def status_name(status: str, language: str) -> str:
+    """A hypothesis's fate: kept in the beam, finished with <eos>, or pruned."""
+    if status == "kept":
+        return tr("in the beam", language)
+    if status == "finished":
+        return tr("finished", language)
+    return tr("pruned", language)
+
+
+def strategy_name(strategy: str, language: str) -> str:
+    """The decoding strategy in use, when it is not beam search (then there is no tree)."""
+    if strategy == "greedy":
+        return tr("greedy", language)
+    if strategy == "sample":
+        return tr("sampling (temperature)", language, disambiguation="beam tree: the strategy in use")
+    if strategy == "topk":
+        return tr("top-k sampling", language)
+    if strategy == "topp":
+        return tr("top-p (nucleus) sampling", language)
+    return strategy
 
 
 def signed(value: float) -> str:
@@ -197,7 +158,7 @@ class BeamTreeView(QGraphicsView):
         self.beam, self.items, self.edges, self.headers = None, {}, {}, {}
         self.band, self.outline = QGraphicsRectItem(), QGraphicsRectItem()
 
-    def build(self, beam: BeamResult, tokenizer: Tokenizer, text: dict) -> None:
+    def build(self, beam: BeamResult, tokenizer: Tokenizer, language: str) -> None:
         """Lay out every node of ``beam`` once; ``show_until`` then picks what is visible."""
         scene = self.scene()
         scene.clear()
@@ -217,13 +178,15 @@ class BeamTreeView(QGraphicsView):
         for node in beam.nodes:
             item = NodeItem(node, labels[node.id], width, fonts, node.id in on_best)
             item.setPos((node.step + 1) * pitch, rows[node.id] * ROW_PITCH)
-            item.setToolTip(node_tooltip(node, beam, tokenizer, text))
+            item.setToolTip(node_tooltip(node, beam, tokenizer, language))
             scene.addItem(item)
             self.items[node.id] = item
         for node in beam.nodes[1:]:
             self.edges[node.id] = self.add_edge(self.items[node.parent], self.items[node.id], on_best)
         for step in range(-1, max(node.step for node in beam.nodes) + 1):
-            header = scene.addSimpleText(text["start"] if step < 0 else text["step"].format(n=step + 1))
+            header = scene.addSimpleText(
+                tr("start", language) if step < 0 else trf("step {n}", language, n=step + 1)
+            )
             header.setFont(self.node_font)
             header.setBrush(QBrush(QColor("#bbbbbb")))
             header.setPos((step + 1) * pitch + (width - header.boundingRect().width()) / 2, top - 23)
@@ -319,11 +282,11 @@ def hypothesis_text(beam: BeamResult, node_id: int, tokenizer: Tokenizer) -> str
     return text + "<eos>" if path and path[-1] == tokenizer.eos_id else text
 
 
-def node_tooltip(node: BeamNode, beam: BeamResult, tokenizer: Tokenizer, text: dict) -> str:
+def node_tooltip(node: BeamNode, beam: BeamResult, tokenizer: Tokenizer, language: str) -> str:
     if node.parent is None:
         return "<p>&lt;bos&gt;</p>"
     return (
         f"<p>“{html.escape(hypothesis_text(beam, node.id, tokenizer))}”<br>"
         f"log p = {signed(node.logprob)} (p = {np.exp(node.logprob):.3g})<br>"
-        f"{text['status'][node.status]} · {text['step'].format(n=node.step + 1)}</p>"
+        f"{status_name(node.status, language)} · {trf('step {n}', language, n=node.step + 1)}</p>"
     )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -20,18 +19,23 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton
 
-from model.generation.decoding import DecodingSettings, filtered_distribution
-from model.generation.records import StepRecord
-from model.interface import Tokenizer
+from model.generation.decoding import DecodingSettings
 from model.tasks.calibration import data_next_token, total_variation
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
-from visualizer.panels.decoding_text import TEXT
-from visualizer.panels.registry import TITLES
+from visualizer.panels.decoding_bars import (
+    TOP,
+    Bars,
+    bar_data,
+    bar_extent,
+    entropy,
+    log_floor,
+    probability_ticks,
+)
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token
 
-TOP = 30  # bars for the most likely tokens; the rest of the mass is one more bar
 MODEL_COLOR = "#6f8fd8"
 FILTERED_COLOR = "#ffb300"
 CUT_COLOR = "#4a4a4a"
@@ -41,147 +45,64 @@ DATA_COLOR = "#7ee07e"  # the data's own probability: a line across the candidat
 DATA_THICKNESS = 0.012  # of the axis's height
 AUTO_LOG_ABOVE = 0.99  # a top probability above this hides the runners-up on a linear axis
 BAR_WIDTH = 0.4  # each of the two series; a candidate's pair spans 0.8
-LOWEST_LOG_FLOOR = -40  # the log axis starts a decade below the smallest bar, but not below 10^-40
-SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-@dataclass(frozen=True)
-class Bars:
-    """What the chart shows for one step, Qt-free: one entry per bar, the rest last."""
-
-    token_ids: list[int | None]  # None for the "rest" bar
-    labels: list[str]
-    model: np.ndarray  # the model's probability of each bar (the rest: its total mass)
-    filtered: np.ndarray  # the same after temperature / top-k / top-p
-    chosen: int  # index of the chosen token's bar (one of the top, or its own bar before the rest)
-    model_full: np.ndarray  # [V] the model's distribution
-    filtered_full: np.ndarray  # [V] after the settings
-    data: np.ndarray | None = None  # the data's own probability of each bar, where the task knows it
-    data_full: np.ndarray | None = None  # [V]
-
-    @property
-    def kept(self) -> np.ndarray:
-        return self.filtered > 0
-
-
-def bar_data(
-    step: StepRecord,
-    settings: DecodingSettings,
-    tokenizer: Tokenizer,
-    top: int = TOP,
-    data: np.ndarray | None = None,
-) -> Bars:
-    """The top ``top`` tokens by the model's probability, then the chosen one and the data's
-    candidates (``data``: [V] the task's own next-token distribution) where they rank below,
-    then the rest."""
-    probs = np.asarray(step.probs, dtype=np.float64)
-    filtered = filtered_distribution(step.logits, settings)
-    order = np.argsort(-probs, kind="stable")
-    shown = [int(i) for i in order[:top]]
-    if step.token_id not in shown:  # a forced or unlikely sampled token: give it its own bar
-        shown.append(int(step.token_id))
-    if data is not None:  # every answer the data allows gets a bar, however unlikely to the model
-        shown += [int(i) for i in np.flatnonzero(data > 0) if int(i) not in shown]
-    rest = np.ones(len(probs), dtype=bool)
-    rest[shown] = False
-    token_ids: list[int | None] = list(shown)
-    model = list(probs[shown])
-    filtered_bars = list(filtered[shown])
-    data_bars = None if data is None else list(data[shown])
-    if rest.any():
-        token_ids.append(None)
-        model.append(probs[rest].sum())
-        filtered_bars.append(filtered[rest].sum())
-        if data_bars is not None:
-            data_bars.append(float(data[rest].sum()))
-    labels = [display_token(tokenizer.token_text(i)) if i is not None else "" for i in token_ids]
-    return Bars(
-        token_ids,
-        labels,
-        np.array(model),
-        np.array(filtered_bars),
-        shown.index(int(step.token_id)),
-        probs,
-        filtered,
-        None if data_bars is None else np.array(data_bars),
-        data,
-    )
-
-
-def entropy(p: np.ndarray) -> float:
-    """Entropy in nats of a probability vector (0 log 0 = 0)."""
-    p = p[p > 0]
-    nats = float(-(p * np.log(p)).sum())
-    return nats if nats > 0 else 0.0  # a certain choice: 0, never "-0.000"
 
 
 def describe_settings(settings: DecodingSettings, language: str) -> str:
-    text = TEXT[language][settings.strategy]
-    return text.format(
-        t=settings.temperature,
-        k=settings.top_k,
-        p=settings.top_p,
-        seed=settings.seed,
-        width=settings.beam_width,
+    values = {
+        "t": settings.temperature,
+        "k": settings.top_k,
+        "p": settings.top_p,
+        "seed": settings.seed,
+        "width": settings.beam_width,
+    }
+    if settings.strategy == "greedy":
+        return tr(
+            "Greedy: always the most likely token; temperature, top-k and top-p are not used.", language
+        )
+    if settings.strategy == "beam":
+        return trf(
+            "Beam search, width {width}: the token comes from the best hypothesis (see the Beam "
+            "panel), so it need not be this step's most likely one; the model's probabilities are used "
+            "as they are.",
+            language,
+            **values,
+        )
+    if settings.strategy == "sample":
+        return trf(
+            "Sampling at temperature {t:g} from the whole vocabulary (seed {seed}).", language, **values
+        )
+    if settings.strategy == "topk":
+        return trf(
+            "Top-k sampling: temperature {t:g}, keep the {k} most likely tokens, renormalise and "
+            "draw (seed {seed}).",
+            language,
+            **values,
+        )
+    return trf(
+        "Top-p (nucleus) sampling: temperature {t:g}, keep the smallest set of most likely "
+        "tokens whose probability reaches {p:g}, renormalise and draw (seed {seed}).",
+        language,
+        **values,
     )
-
-
-def log_floor(*series: np.ndarray) -> int:
-    """The power of ten the log axis starts at: a decade below the smallest positive bar."""
-    smallest = min(float(p[p > 0].min()) for p in series if (p > 0).any())
-    return int(np.clip(math.floor(math.log10(smallest)) - 1, LOWEST_LOG_FLOOR, -2))
-
-
-def bar_extent(p: np.ndarray, floor: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """(y0, height) of bars for probabilities ``p``: from 0, or on a log axis from 10^floor."""
-    if floor is None:
-        return np.zeros_like(p), p
-    with np.errstate(divide="ignore"):
-        top = np.maximum(np.log10(p), floor)  # probability 0: no bar
-    return np.full_like(p, floor), top - floor
-
-
-def probability_ticks(floor: int | None, ceiling: float) -> list | None:
-    """Powers of ten on a log axis; on the linear one none above 1 (that is the label's room)."""
-    if floor is not None:
-        step = max(1, math.ceil(-floor / 10))
-        return [[(float(k), f"10{superscript(k)}") for k in range(0, floor - 1, -step)]]
-    if ceiling > 1:
-        return [[(v / 10, f"{v / 10:.1f}") for v in range(0, 11, 2)], [(v / 10, "") for v in range(11)]]
-    return None  # pyqtgraph's own, for a flat distribution
-
-
-def superscript(k: int) -> str:
-    return str(k).translate(SUPERSCRIPTS)
 
 
 class DecodingPanel(ConceptPanel):
     key = "decoding"
-    titles = TITLES["decoding"]
-    explanations = {
-        "en": (
+
+    def explain(self, language: str) -> str:
+        return tr(
             "<b>From a distribution to a token.</b> Each decoder step ends in a softmax over the "
             "whole vocabulary: a probability for every possible next character. Something must "
-            "still pick one. <i>Greedy</i> decoding takes the most likely; <i>sampling</i> draws at "
-            "random after dividing the logits by the <i>temperature</i> T (T &lt; 1 sharpens, "
-            "T &gt; 1 flattens); <i>top-k</i> keeps only the k most likely tokens and <i>top-p</i> "
+            "still pick one. <i>Greedy</i> decoding takes the most likely; <i>sampling</i> draws "
+            "at random after dividing the logits by the <i>temperature</i> T (T &lt; 1 sharpens, T "
+            "&gt; 1 flattens); <i>top-k</i> keeps only the k most likely tokens and <i>top-p</i> "
             "(nucleus) the smallest set whose probability reaches p, then renormalises. The "
-            "<i>entropy</i> says how unsure the model is. Below, for the shown step: "
-            "<span style='color:#6f8fd8'>blue</span>, the model's probabilities (top 30, then the "
-            "rest together); <span style='color:#ffb300'>amber</span>, the distribution after the "
-            "settings, recomputed as you change them; grey, the tokens they cut off."
-        ),
-        "zh": (
-            "<b>从概率分布到一个词元。</b>解码器每一步最后都是对整个词表做 softmax："
-            "给每个可能的下一个字符一个概率。但总得有办法从中挑出一个。<i>贪心</i>解码取概率最大的；"
-            "<i>采样</i>先把 logits 除以<i>温度</i> T（T &lt; 1 使分布更尖，T &gt; 1 使它更平）再随机抽取；"
-            "<i>top-k</i> 只保留概率最大的 k 个词元，<i>top-p</i>（核采样）保留累计概率达到 p "
-            "的最少词元，然后重新归一化。<i>熵</i>衡量模型有多不确定。下图是当前这一步："
-            "<span style='color:#6f8fd8'>蓝色</span>是模型的概率（前 30 个，其余合为一根）；"
-            "<span style='color:#ffb300'>琥珀色</span>是按解码设置处理后的分布，改设置时立即重算；"
-            "灰色是被设置截掉的词元。"
-        ),
-    }
+            "<i>entropy</i> says how unsure the model is. Below, for the shown step: <span "
+            "style='color:#6f8fd8'>blue</span>, the model's probabilities (top 30, then the rest "
+            "together); <span style='color:#ffb300'>amber</span>, the distribution after the "
+            "settings, recomputed as you change them; grey, the tokens they cut off.",
+            language,
+        )
 
     def __init__(self, session: Session, parent=None) -> None:
         super().__init__(session, parent)
@@ -253,20 +174,18 @@ class DecodingPanel(ConceptPanel):
         self.extra_subscriptions.close()
         super().detach()
 
-    def text(self, name: str) -> str:
-        return TEXT[self.session.language][name]
-
     def legend_text(self, with_data: bool = False) -> str:
+        language = self.session.language
         entries = (
-            (MODEL_COLOR, "■", "model"),
-            *(((DATA_COLOR, "—", "data_legend"),) if with_data else ()),
-            (FILTERED_COLOR, "■", "filtered"),
-            (CUT_COLOR, "■", "cut_legend"),
-            (HIGHLIGHT_COLOR, "□", "chosen_legend"),
-            (FORCED_COLOR, "□", "forced_legend"),
+            (MODEL_COLOR, "■", tr("model p", language)),
+            *(((DATA_COLOR, "—", tr("data p", language)),) if with_data else ()),
+            (FILTERED_COLOR, "■", tr("after the settings", language)),
+            (CUT_COLOR, "■", tr("cut off", language)),
+            (HIGHLIGHT_COLOR, "□", tr("chosen", language)),
+            (FORCED_COLOR, "□", tr("forced", language)),
         )
         return " &nbsp; ".join(
-            f"<span style='color:{color}; font-size:14pt'>{mark}</span> {self.text(name)}"
+            f"<span style='color:{color}; font-size:14pt'>{mark}</span> {name}"
             for color, mark, name in entries
         )
 
@@ -274,18 +193,35 @@ class DecodingPanel(ConceptPanel):
     def refresh(self) -> None:
         session = self.session
         language = session.language
-        self.hint.setText(self.text("hint"))
-        self.undo_button.setText(self.text("undo"))
-        self.log_scale.setText(self.text("log"))
-        self.log_scale.setToolTip(self.text("log_tip"))
-        self.undo_button.setToolTip(self.text("undo_tip"))
+        self.hint.setText(
+            tr(
+                "Click a candidate's bar to force it at this step: a branch, later steps are dropped "
+                "and Step continues from your choice.",
+                language,
+            )
+        )
+        self.undo_button.setText(tr("Undo forcing", language))
+        self.log_scale.setText(tr("log scale", language))
+        self.log_scale.setToolTip(
+            tr("Probabilities on a logarithmic axis, down to 10⁻⁸: shows the unlikely tokens too", language)
+        )
+        self.undo_button.setToolTip(
+            tr("Regenerate up to this step with the model's own choices (drops every forced token)", language)
+        )
         self.legend.setText(self.legend_text())
         snapshot = session.snapshot
         forced_before = snapshot is not None and any(s.forced for s in snapshot.steps[: session.cursor + 1])
         self.undo_button.setEnabled(forced_before)
         if snapshot is None or not 0 <= session.cursor < len(snapshot.steps):
             self.bars = None
-            self.show_nothing(self.text("no_model" if snapshot is None else "no_step"))
+            self.show_nothing(
+                tr(
+                    "Open a model to see its next-token distribution."
+                    if snapshot is None
+                    else "No token has been chosen yet: press Step (→) to run the first decoder step.",
+                    language,
+                )
+            )
             return
         step = snapshot.steps[session.cursor]
         if (snapshot.source, session.cursor) != self.hovered_step:  # a readout belongs to its step
@@ -297,8 +233,14 @@ class DecodingPanel(ConceptPanel):
         self.legend.setText(self.legend_text(with_data=truth is not None))
         self.draw_bars(bars, step.forced)
         token = html.escape(display_token(tokenizer.token_text(step.token_id)))
-        how = self.text("forced") if step.forced else self.text("sampled").format(p=step.probs[step.token_id])
-        heading = self.text("heading").format(
+        how = (
+            tr(" (forced by you)", language)
+            if step.forced
+            else trf(", p = {p:.3f}", language, p=step.probs[step.token_id])
+        )
+        heading = trf(
+            "Step {step}: the decoder read <b>{input}</b> and chose <b>{token}</b>{how}",
+            language,
             step=session.cursor + 1,
             input=html.escape(display_token(tokenizer.token_text(step.input_id))),
             token=token,
@@ -306,26 +248,46 @@ class DecodingPanel(ConceptPanel):
         )
         if bars.chosen >= TOP:
             rank = int((step.probs > step.probs[step.token_id]).sum()) + 1
-            heading += self.text("in_rest").format(rank=rank, vocab=len(step.probs))
+            heading += trf(
+                ". It ranks {rank} of {vocab} and is drawn as its own bar, left of the rest.",
+                language,
+                rank=rank,
+                vocab=len(step.probs),
+            )
         self.heading.setText(heading)
         nats, fnats = entropy(bars.model_full), entropy(bars.filtered_full)
-        info = self.text("entropy").format(
+        info = trf(
+            "Entropy of the model's distribution: <b>{nats:.3f} nats = {bits:.3f} bits</b> (as "
+            "uncertain as a fair choice among {perplexity:.1f} tokens). After the settings: "
+            "<b>{fnats:.3f} nats = {fbits:.3f} bits</b> ({fperplexity:.1f}); {kept} of {vocab} "
+            "tokens can be drawn.",
+            language,
             nats=nats,
             bits=nats / math.log(2),
             perplexity=math.exp(nats),
             fnats=fnats,
             fbits=fnats / math.log(2),
             fperplexity=math.exp(fnats),
-            # greedy takes the argmax: only one token can come out, whatever the distribution
             kept=1 if session.settings.strategy == "greedy" else int((bars.filtered_full > 0).sum()),
             vocab=len(bars.filtered_full),
         )
         if bars.data_full is not None:
             tv = total_variation(bars.model_full, bars.data_full)
-            info += "<br>" + self.text("calibration").format(color=DATA_COLOR, tv=tv)
+            info += "<br>" + trf(
+                "<span style='color:{color}'>—</span> The data's own probabilities for this task and "
+                "what has been generated so far: the model's distance from them (total variation, 0 = "
+                "the same, 1 = disjoint) is <b>{tv:.3f}</b>.",
+                language,
+                color=DATA_COLOR,
+                tv=tv,
+            )
         settings = describe_settings(session.settings, language)
         if snapshot.settings != session.settings:
-            settings += self.text("pending")
+            settings += tr(
+                " <i>The steps are being regenerated with these settings; the token shown was chosen "
+                "with the previous ones.</i>",
+                language,
+            )
         self.info.setText(f"{info}<br>{settings}")
 
     def show_nothing(self, message: str) -> None:
@@ -375,10 +337,12 @@ class DecodingPanel(ConceptPanel):
         self.filtered_bars.show()
         tops = np.maximum(model_y0 + model_h, filtered_y0 + filtered_h)
         self.draw_data_marks(bars, x, bottom, ceiling)
-        self.place_marker(bars.chosen, tops, self.text("forced_legend" if forced else "chosen_legend"), mark)
+        self.place_marker(
+            bars.chosen, tops, tr("forced" if forced else "chosen", self.session.language), mark
+        )
         labels = list(bars.labels)
         if bars.token_ids[-1] is None:
-            labels[-1] = self.text("rest")
+            labels[-1] = tr("rest", self.session.language)
         self.plot.getAxis("bottom").setTicks([list(enumerate(labels))])
         self.plot.getAxis("left").setTicks(probability_ticks(self.log_floor, ceiling))
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
@@ -445,6 +409,7 @@ class DecodingPanel(ConceptPanel):
             self.force_candidate(index)
 
     def on_mouse_moved(self, scene_pos) -> None:
+        language = self.session.language
         index = self.bar_at(scene_pos)
         bars = self.bars
         if index is None or bars is None:
@@ -453,13 +418,29 @@ class DecodingPanel(ConceptPanel):
         model, filtered = bars.model[index], bars.filtered[index]
         if bars.token_ids[index] is None:
             n = len(bars.model_full) - (len(bars.token_ids) - 1)
-            self.hover.setText(self.text("hover_rest").format(n=n, p=model, f=filtered))
+            self.hover.setText(
+                trf(
+                    "rest: {n} less likely tokens together, model p = {p:.4f}, after the settings {f:.4f}",
+                    language,
+                    n=n,
+                    p=model,
+                    f=filtered,
+                )
+            )
             self.hovered_step = (self.session.source, self.session.cursor)
             return
         rank = int((bars.model_full > model).sum()) + 1
-        cut = "" if filtered > 0 else self.text("cut")
+        cut = "" if filtered > 0 else tr(" (cut off)", language)
         if bars.data is not None:
-            cut += self.text("hover_data").format(d=bars.data[index])
-        text = self.text("hover").format(token=bars.labels[index], rank=rank, p=model, f=filtered, cut=cut)
+            cut += trf(", data p = {d:.4f}", language, d=bars.data[index])
+        text = trf(
+            "{token}: rank {rank}, model p = {p:.4f}, after the settings {f:.4f}{cut} — click to force",
+            language,
+            token=bars.labels[index],
+            rank=rank,
+            p=model,
+            f=filtered,
+            cut=cut,
+        )
         self.hover.setText(text)
         self.hovered_step = (self.session.source, self.session.cursor)

@@ -26,13 +26,11 @@ from model.attribution.heads import (
     tasks_of,
 )
 from model.attribution.methods import Cancelled
-from visualizer.i18n import tr
-from visualizer.panels.attribution_text import HEADS
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
-from visualizer.panels.registry import TITLES
 from visualizer.widgets.combo import refill
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+from visualizer.widgets.heatmap import MatrixPlot
 
 LABEL_COLOR = "#dddddd"
 CURVE_COLOR = "#4fc3f7"
@@ -74,13 +72,22 @@ def head_name(head: tuple[str, int, int]) -> str:
 
 class HeadsPanel(ConceptPanel):
     key = "heads"
-    titles = TITLES["heads"]
-    texts = HEADS
-    explanations = {language: words["explanation"] for language, words in HEADS.items()}
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "<b>Which heads matter?</b> Michel et al. (2019) zeroed attention heads one at a time "
+            "and found that many can go with little loss, while encoder-decoder (cross) attention "
+            "depends on its heads more than self-attention does. Each map below is one kind of "
+            "attention, layers × heads: how much log-likelihood of the reference (nats per "
+            "sequence) the model loses when that head alone is zeroed, and the exact match left. "
+            "<b>Click a head</b> to zero it in the live model (again to restore it); the slider "
+            "zeroes the <i>k</i> least important heads together, and the curve shows the exact "
+            "match as heads are removed.",
+            language,
+        )
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        controls = QHBoxLayout()
         self.sample_label, self.n_label = QLabel(), QLabel()
         self.sample = QComboBox()
         self.n = QSpinBox()
@@ -94,19 +101,11 @@ class HeadsPanel(ConceptPanel):
         )
         self.jobs = PanelJobs(session)
         self.progress = self.jobs.progress
-        for widget in (self.sample_label, self.sample, self.n_label, self.n, self.measure_button):
-            controls.addWidget(widget)
-        controls.addStretch(1)
-        for widget in (self.progress, self.stop_button, self.restore_button):
-            controls.addWidget(widget)
-        self.outer.addLayout(controls)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.outer.addWidget(self.status)
-        self.canvas = pg.GraphicsLayoutWidget()
-        self.canvas.setBackground(BACKGROUND)
-        self.canvas.setMinimumHeight(400)
-        self.outer.addWidget(self.canvas, 1)
+        self.status, self.canvas = self.add_view(
+            (self.sample_label, self.sample, self.n_label, self.n, self.measure_button),
+            (self.progress, self.stop_button, self.restore_button),
+            canvas_height=400,
+        )
         self.maps: dict[str, MatrixPlot] = {}
         self.cell_labels: list[tuple[pg.PlotItem, pg.TextItem]] = []  # the numbers drawn on the maps
         self.curve_plot: pg.PlotItem | None = None
@@ -143,13 +142,13 @@ class HeadsPanel(ConceptPanel):
         if not getattr(self, "controls_built", False):  # called by the base class's __init__
             super().on_language_changed(language)
             return
-        self.sample_label.setText(self.text("sample"))
-        self.n_label.setText(self.text("n"))
+        self.sample_label.setText(tr("Measure on:", language))
+        self.n_label.setText(tr("Examples:", language))
         self.fill_samples()
-        self.measure_button.setText(self.text("measure"))
-        self.stop_button.setText(self.text("stop"))
-        self.restore_button.setText(self.text("restore"))
-        self.prune_label.setText(self.text("prune"))
+        self.measure_button.setText(tr("Measure", language))
+        self.stop_button.setText(tr("Stop", language))
+        self.restore_button.setText(tr("Restore all heads", language))
+        self.prune_label.setText(tr("Zero the k least important heads:", language))
         super().on_language_changed(language)
 
     def fill_samples(self, keep: bool = True) -> None:
@@ -157,7 +156,13 @@ class HeadsPanel(ConceptPanel):
         trained on the shipped tasks (the first offered is chosen, unless ``keep``)."""
         model = self.session.model
         modes = [m for m in SAMPLES if m != "tasks" or (model is not None and tasks_of(model.metadata))]
-        refill(self.sample, [(self.text(f"sample_{m}"), m) for m in modes], None if keep else modes[0])
+        language = self.session.language
+        names = {
+            "tasks": tr("fresh task examples", language),
+            "source": tr("this source", language),
+            "history": tr("the sources run on this model", language),
+        }
+        refill(self.sample, [(names[m], m) for m in modes], None if keep else modes[0])
         self.n.setEnabled(self.sample.currentData() == "tasks")
 
     def on_model_changed(self, model) -> None:
@@ -193,16 +198,32 @@ class HeadsPanel(ConceptPanel):
         return ("heads", "history", tuple(self.session.sources_run))
 
     def refresh(self) -> None:
+        language = self.session.language
         zeroed = self.session.interventions.zeroed_heads
-        self.show_what_if(self.text("banner", n=len(zeroed)) if zeroed else None)
+        self.show_what_if(
+            trf("WHAT-IF: {n} head(s) zeroed in the live model", language, n=len(zeroed)) if zeroed else None
+        )
         self.zeroed_label.setText(
-            self.text("zeroed_now", heads=", ".join(head_name(h) for h in sorted(zeroed)))
+            trf(
+                "Zeroed in the live model: {heads}",
+                language,
+                heads=", ".join(head_name(h) for h in sorted(zeroed)),
+            )
             if zeroed
-            else self.text("none_zeroed")
+            else tr("No head is zeroed: the model runs as trained.", language)
         )
         key = self.wanted_key()
-        if isinstance(key, str):
-            self.status.setText(self.text(key))
+        if key == "no_source":
+            self.status.setText(tr("Run a source first: its output is the reference.", language))
+            return
+        if key == "no_history":
+            self.status.setText(
+                tr(
+                    "Run some sources first: for a model without a known task, importance is measured "
+                    "on the sources you have run, with the model's own outputs as references.",
+                    language,
+                )
+            )
             return
         value = self.jobs.answer(key)
         if value is None:
@@ -210,12 +231,12 @@ class HeadsPanel(ConceptPanel):
             self.stop_button.setEnabled(computing)
             if computing:
                 n = key[2] if key[1] == "tasks" else (1 if key[1] == "source" else len(key[2]))
-                self.status.setText(self.text("measuring", n=n))
+                self.status.setText(trf("measuring each head on {n} sources …", language, n=n))
             return
         self.jobs.arrived(key, value)
         self.stop_button.setEnabled(False)
         if isinstance(value, Stopped):
-            self.status.setText(self.text("stopped"))
+            self.status.setText(tr("Stopped. Press “Measure” to measure again.", language))
             return
         self.result = value
         self.draw(value)
@@ -261,7 +282,14 @@ class HeadsPanel(ConceptPanel):
         if self.result is None:
             self.k_label.setText("")
             return
-        self.k_label.setText(self.text("k_now", k=k, exact=float(self.result.prune_exact_match[k])))
+        self.k_label.setText(
+            trf(
+                "k = {k}: exact match {exact:.0%} on the sample",
+                self.session.language,
+                k=k,
+                exact=float(self.result.prune_exact_match[k]),
+            )
+        )
         if self.curve_plot is not None:
             self.now_line.setValue(k)
 
@@ -288,7 +316,8 @@ class HeadsPanel(ConceptPanel):
     def draw(self, result: HeadImportance) -> None:
         # the maps change only with the measurement, the zeroed heads, the language or colours:
         # a step of the generation redraws nothing here (each number is a TextItem, ~1 ms each)
-        shown = (self.session.interventions.zeroed_heads, self.session.language, self.session.colormap)
+        language = self.session.language
+        shown = (self.session.interventions.zeroed_heads, language, self.session.colormap)
         if self.drawn is not None and self.drawn[0] is result and self.drawn[1:] == shown:
             return
         self.drawn = (result, *shown)
@@ -306,7 +335,11 @@ class HeadsPanel(ConceptPanel):
             layers, heads = drops.shape
             cell.set_ticks([f"L{i + 1}" for i in range(layers)], [f"H{i + 1}" for i in range(heads)])
             cell.plot.setTitle(
-                self.text("map_title", kind=tr(result.titles[kind], self.session.language)),
+                trf(
+                    "{kind}: log-likelihood drop",
+                    language,
+                    kind=tr(result.titles[kind], language),
+                ),
                 color=LABEL_COLOR,
                 size="9pt",
             )
@@ -325,9 +358,13 @@ class HeadsPanel(ConceptPanel):
                         self.cell_labels.append((cell.plot, label))
         n_heads = len(result.prune_order)
         self.curve.setData(np.arange(len(result.prune_exact_match)), result.prune_exact_match * 100)
-        self.curve_plot.setTitle(self.text("curve_title"), color=LABEL_COLOR, size="9pt")
-        self.curve_plot.setLabel("bottom", self.text("curve_x"))
-        self.curve_plot.setLabel("left", self.text("curve_y"))
+        self.curve_plot.setTitle(
+            tr("exact match with the k least important heads zeroed", language),
+            color=LABEL_COLOR,
+            size="9pt",
+        )
+        self.curve_plot.setLabel("bottom", tr("heads zeroed (k)", language))
+        self.curve_plot.setLabel("left", tr("exact match (%)", language))
         self.curve_plot.setYRange(0, 100, padding=0.02)
         self.slider.blockSignals(True)
         self.slider.setRange(0, n_heads)
@@ -336,10 +373,15 @@ class HeadsPanel(ConceptPanel):
         self.slider.blockSignals(False)
         self.show_k(self.slider.value())
         most = ", ".join(f"{head_name(head)} ({drop:.2f})" for head, drop in result.most_important())
-        references = self.text(f"references_{result.sample.reference_kind}")
+        if result.sample.reference_kind == "task":
+            references = tr("the task's answers", language)
+        else:
+            references = tr("the model's own outputs (exact match: the output did not change)", language)
         self.status.setText(
-            self.text(
-                "summary",
+            trf(
+                "Sample: {n}; references: {references}. As trained: exact match {exact:.0%}, "
+                "log-likelihood {ll:.3f} nats per sequence. Most important: {most}.",
+                language,
                 n=result.n,
                 references=references,
                 exact=result.base_exact_match,
@@ -362,8 +404,10 @@ class HeadsPanel(ConceptPanel):
             return
         kind, layer, index = head
         self.hover.setText(
-            self.text(
-                "hover",
+            trf(
+                "{kind} L{layer} H{head}: log-likelihood drop {drop:.3f} nats, exact match {exact:.0%} "
+                "with it zeroed",
+                self.session.language,
                 kind=tr(self.result.titles[kind], self.session.language),
                 layer=layer + 1,
                 head=index + 1,

@@ -13,9 +13,8 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem
 
 from model.attribution.logit_lens import LogitLens, logit_lens
-from visualizer.panels.attribution_text import LOGIT_LENS
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
-from visualizer.panels.registry import TITLES
 from visualizer.widgets.heatmap import display_token
 
 TOP_K = 8
@@ -34,9 +33,17 @@ def cell_colour(probability: float) -> QColor:
 
 class LogitLensPanel(ConceptPanel):
     key = "logit_lens"
-    titles = TITLES["logit_lens"]
-    texts = LOGIT_LENS
-    explanations = {language: words["explanation"] for language, words in LOGIT_LENS.items()}
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "<b>Logit lens.</b> The decoder builds its answer layer by layer. Reading each decoder "
+            "layer's output at the shown step through the model's own final norm and output layer "
+            "gives the next-token distribution the model would have if it stopped there "
+            "(nostalgebraist 2020). Each row is a layer, the most likely tokens first; the token "
+            "the model wrote is in orange, and the last columns give its probability and rank. The "
+            "last layer is the model's own distribution.",
+            language,
+        )
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -58,10 +65,22 @@ class LogitLensPanel(ConceptPanel):
     def refresh(self) -> None:
         snapshot, step = self.session.snapshot, self.session.cursor
         if snapshot is None or step < 0:
-            self.status.setText(self.text("no_step"))
+            self.status.setText(
+                tr(
+                    "Run a source and take at least one step: the lens reads the shown step.",
+                    self.session.language,
+                )
+            )
             self.table.setRowCount(0)
             return
-        self.show_what_if(self.text("what_if") if snapshot.interventions.active else None)
+        self.show_what_if(
+            tr(
+                "The lens reads the model as trained: the what-ifs shown elsewhere are not applied here.",
+                self.session.language,
+            )
+            if snapshot.interventions.active
+            else None
+        )
         ids = tuple(s.token_id for s in snapshot.steps[: step + 1])
         key = ("logit_lens", snapshot.source, ids, step)
         self.session.compute(key, lens_job(snapshot.source, ids, step))
@@ -72,15 +91,18 @@ class LogitLensPanel(ConceptPanel):
         self.draw(lens)
 
     def draw(self, lens: LogitLens) -> None:
+        language = self.session.language
         k = lens.top_ids.shape[1]
         self.table.setRowCount(lens.layers)
         self.table.setColumnCount(k + 2)
-        headers = [self.text("top", n=i + 1) for i in range(k)] + [
-            self.text("written_p"),
-            self.text("written_rank"),
+        headers = [trf("#{n}", language, n=i + 1) for i in range(k)] + [
+            tr("p(written)", language),
+            tr("rank", language),
         ]
         self.table.setHorizontalHeaderLabels(headers)
-        self.table.setVerticalHeaderLabels([self.text("layer", n=layer + 1) for layer in range(lens.layers)])
+        self.table.setVerticalHeaderLabels(
+            [trf("layer {n}", language, n=layer + 1) for layer in range(lens.layers)]
+        )
         bold = QFont()
         bold.setBold(True)
         for layer in range(lens.layers):
@@ -104,7 +126,17 @@ class LogitLensPanel(ConceptPanel):
                 item.setForeground(QBrush(WRITTEN_COLOR))
                 self.table.setItem(layer, column, item)
         first = lens.first_layer_with_answer()
-        appears = self.text("appears", layer=first + 1) if first is not None else self.text("never")
+        appears = (
+            trf("It is the most likely token from layer {layer} on.", language, layer=first + 1)
+            if first is not None
+            else tr("It becomes the most likely token only at the output.", language)
+        )
         self.status.setText(
-            self.text("summary", step=lens.step + 1, token=repr(display_token(lens.written)), appears=appears)
+            trf(
+                "Step {step} writes {token}. {appears}",
+                language,
+                step=lens.step + 1,
+                token=repr(display_token(lens.written)),
+                appears=appears,
+            )
         )

@@ -16,14 +16,13 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QSizePolicy
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSizePolicy
 
 from model.probes.teacher_forcing import AttentionMatrices, teacher_force_batch
 from model.tasks.synthetic import solve, split_source
-from visualizer.i18n import Translator, tr
+from visualizer.i18n import Translator, tr, trf
 from visualizer.panels.base import ConceptPanel
-from visualizer.panels.registry import TITLES
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
+from visualizer.widgets.heatmap import MatrixPlot, display_token
 
 NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
 STAGES = ("raw", "scaled", "mask", "masked", "softmax")
@@ -31,23 +30,6 @@ SCORE_STAGES = ("raw", "scaled", "masked")  # one shared colour scale: ÷√d_k 
 # the grid's columns: the stages, a colour bar after the score stages and after the softmax
 COLUMNS = {"raw": 0, "scaled": 1, "mask": 2, "masked": 3, "softmax": 5}
 SCORE_BAR_COLUMN, WEIGHT_BAR_COLUMN = 4, 6
-STAGE_TITLES = {
-    # two lines each: one long title would widen its column and squeeze the others
-    "en": (
-        "QKᵀ<br>(raw scores)",
-        "÷ √d_k<br>(scaled)",
-        "mask<br>(dark = blocked)",
-        "masked scores<br>(−∞ in black)",
-        "softmax<br>(weights)",
-    ),
-    "zh": (
-        "QKᵀ<br>（原始分数）",
-        "÷ √d_k<br>（缩放后）",
-        "掩码<br>（深色 = 屏蔽）",
-        "掩码后分数<br>（黑色为 −∞）",
-        "softmax<br>（权重）",
-    ),
-}
 
 
 def second_source(source: str) -> tuple[str, str]:
@@ -101,23 +83,16 @@ def stage_matrix(matrices: AttentionMatrices, stage: str, layer: int, head: int 
     return source.mean(0) if head is None else source[head]
 
 
-SCORE_BAR_LABEL = {"en": "score", "zh": "分数"}
-PIPELINE_WORDS = {
-    "en": (
-        "query {query} {query_token!r} · key {key} {key_token!r}: "
-        "QKᵀ {raw:.3f} → ÷√d_k {scaled:.3f} → mask: {mask} → {masked} → softmax {weight:.4f}"
-    ),
-    "zh": (
-        "查询 {query} {query_token!r} · 键 {key} {key_token!r}："
-        "QKᵀ {raw:.3f} → ÷√d_k {scaled:.3f} → 掩码：{mask} → {masked} → softmax {weight:.4f}"
-    ),
-}
-
-
-def words_for_mask(blocked: bool, language: str) -> str:
-    if language == "zh":
-        return "屏蔽" if blocked else "通过"
-    return "blocked" if blocked else "open"
+def stage_titles(language: str) -> tuple[str, ...]:
+    """The stages' titles, in STAGES order; two lines each: one long title would widen its
+    column and squeeze the others."""
+    return (
+        tr("QKᵀ<br>(raw scores)", language),
+        tr("÷ √d_k<br>(scaled)", language),
+        tr("mask<br>(dark = blocked)", language),
+        tr("masked scores<br>(−∞ in black)", language),
+        tr("softmax<br>(weights)", language),
+    )
 
 
 def score_bound(matrices: AttentionMatrices, layer: int, head: int | None) -> float:
@@ -129,32 +104,24 @@ def score_bound(matrices: AttentionMatrices, layer: int, head: int | None) -> fl
 
 class MasksPanel(ConceptPanel):
     key = "masks"
-    titles = TITLES["masks"]
-    explanations = {
-        "en": (
-            "<b>Scaled dot-product attention</b>: Attention(Q, K, V) = softmax(QKᵀ / √d_k) V. "
-            "Each query row is compared with every key (QKᵀ), divided by √d_k, then a <b>mask</b> sets "
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "<b>Scaled dot-product attention</b>: Attention(Q, K, V) = softmax(QKᵀ / √d_k) V. Each "
+            "query row is compared with every key (QKᵀ), divided by √d_k, then a <b>mask</b> sets "
             "blocked entries to −∞ so that softmax gives them exactly zero weight. The decoder's "
-            "<b>causal mask</b> hides the future; <b>padding masks</b> hide the &lt;pad&gt; tokens that "
-            "make sequences of different lengths fit one batch. Below: the selected layer and head, "
-            "stage by stage, from the live model run teacher-forced, as in training."
-        ),
-        "zh": (
-            "<b>缩放点积注意力</b>：Attention(Q, K, V) = softmax(QKᵀ / √d_k) V。每个查询行与所有键比较"
-            "（QKᵀ），除以 √d_k，再由<b>掩码</b>把被屏蔽的位置设为 −∞，于是 softmax 给它们的权重恰好为零。"
-            "解码器的<b>因果掩码</b>遮住未来；<b>填充掩码</b>遮住为了把不同长度的序列放进同一批而补上的 "
-            "&lt;pad&gt;。下图：所选层与头，逐步展示，来自以教师强制方式（与训练相同）运行的真实模型。"
-        ),
-    }
+            "<b>causal mask</b> hides the future; <b>padding masks</b> hide the &lt;pad&gt; tokens "
+            "that make sequences of different lengths fit one batch. Below: the selected layer and "
+            "head, stage by stage, from the live model run teacher-forced, as in training.",
+            language,
+        )
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        controls = QHBoxLayout()
         self.kind = QComboBox()  # the same choice as the tabs on the 'Attention heads' page
         self.kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.kind.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # never cut
         self.kind.currentIndexChanged.connect(self.on_kind_chosen)
-        controls.addWidget(self.kind)
         self.mode = QComboBox()
         self.mode.addItem("decoder reads <bos> + what it generated", "generated")
         self.mode.addItem("decoder reads a target you type (teacher forcing)", "target")
@@ -164,10 +131,10 @@ class MasksPanel(ConceptPanel):
         self.target.setEnabled(False)
         self.no_causal = QCheckBox("what if: remove the causal mask")
         self.batch = QCheckBox("padded batch of two sources")
-        for widget in (self.mode, self.target, self.no_causal, self.batch):
-            controls.addWidget(widget)
-        controls.addStretch(1)
-        self.outer.addLayout(controls)
+        # the status is not wrapped: it is one line, and the hover line sits between it and the plots
+        self.status, self.plots = self.add_view(
+            (self.kind, self.mode, self.target, self.no_causal, self.batch), canvas_height=260, wrap=False
+        )
         self.translator = Translator()
         self.translator.add(
             lambda text: self.mode.setItemText(0, text), "decoder reads <bos> + what it generated"
@@ -183,15 +150,9 @@ class MasksPanel(ConceptPanel):
         self.target.editingFinished.connect(self.on_controls)
         self.no_causal.toggled.connect(self.on_controls)
         self.batch.toggled.connect(self.on_controls)
-        self.status = QLabel()
-        self.outer.addWidget(self.status)
         self.hover = QLabel(" ")  # the hovered cell through the pipeline; goes with its state
         self.hover.setStyleSheet("font-family: monospace; padding: 2px 4px;")
-        self.outer.addWidget(self.hover)
-        self.plots = pg.GraphicsLayoutWidget()
-        self.plots.setBackground(BACKGROUND)
-        self.plots.setMinimumHeight(260)
-        self.outer.addWidget(self.plots, 1)
+        self.outer.insertWidget(self.outer.indexOf(self.plots), self.hover)
         self.plots.scene().sigMouseMoved.connect(self.on_mouse_moved)
         self.cells: dict[tuple[int, str], MatrixPlot] = {}
         self.score_bars: list[pg.ColorBarItem] = []
@@ -228,13 +189,14 @@ class MasksPanel(ConceptPanel):
 
     # -- what to compute ------------------------------------------------------------------
     def refresh(self) -> None:
+        language = self.session.language
         self.fill_kinds()
         self.kind.blockSignals(True)
         self.kind.setCurrentIndex(self.kind.findData(self.session.kind))
         self.kind.blockSignals(False)
         snapshot = self.session.snapshot
         if snapshot is None:
-            self.status.setText(tr("run a source first", self.session.language))
+            self.status.setText(tr("run a source first", language))
             return
         if self.mode.currentData() == "target":
             target = self.target.text()[: snapshot.info.max_target_len - 1]
@@ -253,11 +215,11 @@ class MasksPanel(ConceptPanel):
             "WHAT-IF: the causal mask is removed; every position sees the whole target, "
             "which the model never did in training"
         )
-        self.show_what_if(tr(banner, self.session.language) if no_causal else None)
+        self.show_what_if(tr(banner, language) if no_causal else None)
         interventions = replace(snapshot.interventions, no_causal_mask=no_causal)
         items = request_capture(self.session, sources, targets, interventions)
         if items is None:
-            self.status.setText(tr("running the model …", self.session.language))
+            self.status.setText(tr("running the model …", language))
             return
         self.items = items
         self.draw()
@@ -268,7 +230,7 @@ class MasksPanel(ConceptPanel):
         if getattr(self, "_rows", None) != len(self.items):
             self.build(len(self.items))
             self._rows = len(self.items)
-        titles = STAGE_TITLES.get(session.language, STAGE_TITLES["en"])
+        titles = stage_titles(session.language)
         self.hover.setText(" ")  # it described the cells as they were
         for row, item in enumerate(self.items):
             matrices = item.attention[session.kind]
@@ -276,7 +238,7 @@ class MasksPanel(ConceptPanel):
             head = None if session.head is None else min(session.head, matrices.weights.shape[1] - 1)
             bound = score_bound(matrices, layer, head)
             self.score_bars[row].setLevels((-bound, bound))
-            self.score_bars[row].axis.setLabel(SCORE_BAR_LABEL.get(session.language, SCORE_BAR_LABEL["en"]))
+            self.score_bars[row].axis.setLabel(tr("score", session.language))
             for column, stage in enumerate(STAGES):
                 cell = self.cells[(row, stage)]
                 matrix = stage_matrix(matrices, stage, layer, head)
@@ -346,39 +308,42 @@ class MasksPanel(ConceptPanel):
         values = {stage: stage_matrix(matrices, stage, layer, head)[query, key] for stage in STAGES}
         blocked = bool(values["mask"])
         masked = "−∞" if np.isneginf(values["masked"]) else f"{values['masked']:.3f}"
-        words = PIPELINE_WORDS.get(session.language, PIPELINE_WORDS["en"])
         query_token = display_token(matrices.query_tokens[query])
         key_token = display_token(matrices.key_tokens[key])
-        return words.format(
+        return trf(
+            "query {query} {query_token!r} · key {key} {key_token!r}: "
+            "QKᵀ {raw:.3f} → ÷√d_k {scaled:.3f} → mask: {mask} → {masked} → softmax {weight:.4f}",
+            session.language,
             query=query,
             query_token=query_token,
             key=key,
             key_token=key_token,
             raw=values["raw"],
             scaled=values["scaled"],
-            mask=words_for_mask(blocked, session.language),
+            mask=tr("blocked" if blocked else "open", session.language),
             masked=masked,
             weight=values["softmax"],
         )
 
     def describe(self) -> str:
         session = self.session
+        language = session.language
         title = session.model.family.kind(session.kind).title
-        who = "the mean of the heads" if session.head is None else f"head {session.head + 1}"
+        if session.head is None:
+            who = tr("the mean of the heads", language)
+        else:
+            who = trf("head {n}", language, disambiguation="ordinal: the nth head", n=session.head + 1)
         item = self.items[0].attention[session.kind]
-        blocked = int(item.mask.sum())
-        layer = min(session.layer, item.weights.shape[0] - 1) + 1
-        if session.language == "zh":
-            head = "各头平均" if session.head is None else f"第 {session.head + 1} 个头"
-            return (
-                f"{tr(title, 'zh')}，第 {layer} 层，{head}；"
-                f"缩放 1/√d_k = {item.scale:.4f}；掩码屏蔽了 {item.mask.size} 个位置中的 {blocked} 个"
-                "（在“注意力头”页点击一个头即可选中它）"
-            )
-        return (
-            f"{title}, layer {min(session.layer, item.weights.shape[0] - 1) + 1}, {who}; "
-            f"scale 1/√d_k = {item.scale:.4f}; the mask blocks {blocked} of {item.mask.size} entries "
-            "(click a head on the 'Attention heads' page to select it)"
+        return trf(
+            "{kind}, layer {layer}, {who}; scale 1/√d_k = {scale:.4f}; the mask blocks {blocked} of "
+            "{size} entries (click a head on the 'Attention heads' page to select it)",
+            language,
+            kind=tr(title, language),
+            layer=min(session.layer, item.weights.shape[0] - 1) + 1,
+            who=who,
+            scale=item.scale,
+            blocked=int(item.mask.sum()),
+            size=item.mask.size,
         )
 
     def losses(self) -> str:

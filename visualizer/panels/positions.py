@@ -33,6 +33,7 @@ from model.probes.positions import (
     positional_table,
     wavelength,
 )
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.positions_swap import (
     SwapWhatIf,
@@ -42,8 +43,6 @@ from visualizer.panels.positions_swap import (
     position_ticks,
     style_axes,
 )
-from visualizer.panels.positions_text import TEXT
-from visualizer.panels.registry import TITLES
 from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, SELECTED_COLOR
 
@@ -66,22 +65,19 @@ def format_wavelength(value: float) -> str:
 
 class PositionsPanel(SwapWhatIf, ConceptPanel):
     key = "positions"
-    titles = TITLES["positions"]
-    texts = TEXT
-    explanations = {
-        "en": "Attention compares tokens by content alone: shuffle the words and every score is the "
-        "same, only moved. So the paper <b>adds</b> to each token's embedding a vector that depends on "
-        "its position: PE[p, 2i] = sin(p / 10000<sup>2i/d</sup>), PE[p, 2i+1] = cos(…). Each pair of "
-        "dimensions is a wave, fast in the first dimensions and slower further on, much as the low bits "
-        "of a binary counter flip fast and the high bits slowly. Because sin/cos of p + k is a rotation "
-        "of sin/cos of p, PE·PEᵀ depends only on the offset k: the model can attend by relative "
-        "position. Below: this model's own table, chosen pairs as waves, the binary code, PE·PEᵀ.",
-        "zh": "注意力只按内容比较词元：把词打乱，每个分数都不变，只是换了位置。所以论文给每个词元的嵌入"
-        "<b>加上</b>一个取决于其位置的向量：PE[p, 2i] = sin(p / 10000<sup>2i/d</sup>)，PE[p, 2i+1] = "
-        "cos(…)。每一对维度是一条波：前面的维度变化快，越往后越慢，就像二进制计数器的低位翻转得快、"
-        "高位翻转得慢。由于 p + k 处的 sin/cos 是 p 处的旋转，PE·PEᵀ 只取决于偏移 k：模型可以按相对位置"
-        "关注。下图：本模型自己的编码表、选定维度对的波形、二进制编码和 PE·PEᵀ。",
-    }
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "Attention compares tokens by content alone: shuffle the words and every score is the "
+            "same, only moved. So the paper <b>adds</b> to each token's embedding a vector that "
+            "depends on its position: PE[p, 2i] = sin(p / 10000<sup>2i/d</sup>), PE[p, 2i+1] = "
+            "cos(…). Each pair of dimensions is a wave, fast in the first dimensions and slower "
+            "further on, much as the low bits of a binary counter flip fast and the high bits "
+            "slowly. Because sin/cos of p + k is a rotation of sin/cos of p, PE·PEᵀ depends only "
+            "on the offset k: the model can attend by relative position. Below: this model's own "
+            "table, chosen pairs as waves, the binary code, PE·PEᵀ.",
+            language,
+        )
 
     def __init__(self, session: Session, parent=None) -> None:
         super().__init__(session, parent)
@@ -231,7 +227,11 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
         if not supported:
             self.what_if_button.setChecked(False)
         self.what_if_button.setEnabled(supported)
-        self.what_if_button.setToolTip("" if supported else self.text("what_if_unsupported"))
+        self.what_if_button.setToolTip(
+            ""
+            if supported
+            else tr("this model cannot be run without its positional encoding", self.session.language)
+        )
         d_model, max_len = model.family.d_model, model.family.max_source_len
         with QSignalBlocker(self.pair_spin):
             self.pair_spin.setRange(0, max(d_model // 2 - 1, 0))
@@ -246,19 +246,20 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
 
     def retranslate(self) -> None:
         """Texts and colours that follow the language and the colormap."""
-        self.pair_label.setText(self.text("pair"))
-        self.what_if_button.setText(self.text("what_if"))
-        self.swap_label.setText(self.text("swap"))
-        for plot, name in (
-            (self.pe_plot, "pe_title"),
-            (self.bits_plot, "bits_title"),
-            (self.gram_plot, "gram_title"),
+        language = self.session.language
+        self.pair_label.setText(tr("pair i:", language))
+        self.what_if_button.setText(tr("What-if: remove positional encoding", language))
+        self.swap_label.setText(tr("swap source positions", language))
+        for plot, title in (
+            (self.pe_plot, tr("PE: position (row) × dimension (column)", language)),
+            (self.bits_plot, tr("position in binary (bits)", language)),
+            (self.gram_plot, tr("PE·PEᵀ: position × position", language)),
         ):
-            plot.setTitle(self.text(name), color=LABEL_COLOR, size="10pt")
-        self.pe_plot.setLabel("left", self.text("position"))
-        self.gram_plot.setLabel("left", self.text("position") + " p")
-        self.gram_plot.setLabel("bottom", self.text("position") + " q")
-        self.waves_plot.setLabel("left", self.text("value"))
+            plot.setTitle(title, color=LABEL_COLOR, size="10pt")
+        self.pe_plot.setLabel("left", tr("position", language))
+        self.gram_plot.setLabel("left", tr("position", language) + " p")
+        self.gram_plot.setLabel("bottom", tr("position", language) + " q")
+        self.waves_plot.setLabel("left", tr("value", language))
         colormap = pg.colormap.get(self.session.colormap)
         for image in (self.pe_image, self.bits_image, self.gram_image):
             image.setColorMap(colormap)
@@ -331,9 +332,14 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
             first, second = self.table.pair_dims(pair)
             place(self.pe_pairs[slot], first, 0, 2 if second == first + 1 else 1, positions)
         if self.table.kind != "sinusoidal":
-            title = self.text("waves_learned")
+            title = tr("PE[:, 2i] (solid) and PE[:, 2i+1] (dashed) over position", self.session.language)
         else:
-            title = self.text("waves_halves" if self.table.layout == "halves" else "waves_title")
+            title = tr(
+                "PE[:, i] (sin, solid) and PE[:, i + d/2] (cos, dashed) over position"
+                if self.table.layout == "halves"
+                else "PE[:, 2i] (sin, solid) and PE[:, 2i+1] (cos, dashed) over position",
+                self.session.language,
+            )
         self.waves_plot.setTitle(title, color=LABEL_COLOR, size="10pt")
         if self.table.kind == "learned":
             self.waves_plot.enableAutoRange(axis="y")
@@ -344,9 +350,9 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
     def pair_legend(self, pair: int, d_model: int, formula: bool = True) -> str:
         """ "dims 2i, 2i+1 · λ = 2π·10000^(2i/d) = …" (no wavelength unless sinusoidal)."""
         if self.table is None:
-            return self.text("dims", a=2 * pair, b=2 * pair + 1)
+            return trf("dims {a}, {b}", self.session.language, a=2 * pair, b=2 * pair + 1)
         first, second = self.table.pair_dims(pair)
-        name = self.text("dims", a=first, b=second)
+        name = trf("dims {a}, {b}", self.session.language, a=first, b=second)
         if self.table.kind != "sinusoidal":
             return name
         if self.table.layout == "halves":  # not the paper's formula: measured from the table
@@ -381,30 +387,86 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
 
     # -- the what-if -----------------------------------------------------------------------
     def update_info(self) -> None:
+        language = self.session.language
         if self.what_if_button.isChecked():
             self.info.setText(self.swap_text())
             return
         if self.table is None:
-            self.info.setText(self.text("computing"))
+            self.info.setText(tr("Asking the model for its positional encoding…", language))
             return
         halves = self.table.kind == "sinusoidal" and self.table.layout == "halves"
-        lines = [self.text("sinusoidal_halves" if halves else self.table.kind)]
+        lines = [self.kind_text(halves)]
         snapshot = self.session.snapshot
         if snapshot is not None:
             length = len(snapshot.encoder.tokens)
             if self.session.cursor >= 0:
-                lines.append(self.text("marks", n=length, last=length - 1, t=self.session.cursor))
+                lines.append(
+                    trf(
+                        "Red frame: the source's {n} positions (0–{last}); orange row: position {t}, read by "
+                        "the decoder at the shown step.",
+                        language,
+                        n=length,
+                        last=length - 1,
+                        t=self.session.cursor,
+                    )
+                )
             else:
-                lines.append(self.text("marks_no_step", n=length, last=length - 1))
+                lines.append(
+                    trf(
+                        "Red frame: the source's {n} positions (0–{last}).",
+                        language,
+                        n=length,
+                        last=length - 1,
+                    )
+                )
         lines.append(self.diagonal_text())
         self.info.setText(" ".join(lines))
 
+    def kind_text(self, halves: bool) -> str:
+        """What this model adds to its tokens: which kind of table, and how it is stored."""
+        language = self.session.language
+        if halves:
+            return tr(
+                "This model adds a fixed sinusoidal table, read from its weights, stored as all sines "
+                "then all cosines: pair i is dims i and i + d/2, and each wavelength is measured from "
+                "the table.",
+                language,
+            )
+        if self.table.kind == "learned":
+            return tr(
+                "This model <b>learned</b> its positional embedding: the table, the waves and PE·PEᵀ "
+                "show what training made of it; no wavelength applies.",
+                language,
+            )
+        if self.table.kind == "none":
+            return tr(
+                "This model adds <b>no</b> positional encoding: the table is all zeros, and its encoder "
+                "cannot tell one order of the source from another.",
+                language,
+            )
+        return tr(
+            "This model adds the fixed sinusoidal encoding (its <code>sinusoid</code> buffer).", language
+        )
+
     def diagonal_text(self) -> str:
+        language = self.session.language
         if self.table is None or self.diagonal_deviation is None:
             return ""
         if self.table.kind == "none":
-            return self.text("diagonal_none")
+            return tr("PE·PEᵀ is all zeros.", language)
         if self.table.kind == "learned":
-            return self.text("diagonal_not", dev=self.diagonal_deviation)
+            return trf(
+                "PE·PEᵀ is <b>not</b> constant along its diagonals (max deviation {dev:.3g}): a "
+                "learned encoding does not promise that similarity depends only on the offset.",
+                language,
+                dev=self.diagonal_deviation,
+            )
         low, high = self.gram_span
-        return self.text("diagonal", dev=self.diagonal_deviation, low=low, high=high)
+        return trf(
+            "PE·PEᵀ: every diagonal (fixed offset q − p) is constant: measured max deviation along "
+            "a diagonal {dev:.2g} (values span {low:.3g} … {high:.3g}).",
+            language,
+            dev=self.diagonal_deviation,
+            low=low,
+            high=high,
+        )

@@ -21,6 +21,7 @@ from model.probes.positions import (
     default_swap,
     permuted_deviation,
 )
+from visualizer.i18n import tr, trf
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
 
 LABEL_COLOR = "#dddddd"
@@ -102,12 +103,21 @@ class SwapWhatIf:
     # -- events ----------------------------------------------------------------------------
 
     def draw_what_if(self) -> None:
+        language = self.session.language
         active = self.what_if_button.isChecked()
         for widget in (self.swap_a, self.swap_b):
             widget.setEnabled(active)
         self.canvas.setVisible(not active)
         self.swap_canvas.setVisible(active)
-        self.show_what_if(self.text("banner") if active else None)
+        self.show_what_if(
+            tr(
+                "What-if active: the source is encoded again WITHOUT positional encoding, beside the "
+                "model as trained (the generation above is unchanged).",
+                language,
+            )
+            if active
+            else None
+        )
         snapshot = self.session.snapshot
         self.comparison = None
         self.swap_deviation, self.all_heads_deviation = {}, {}
@@ -118,7 +128,9 @@ class SwapWhatIf:
         a, b = self.swap_a.value(), self.swap_b.value()
         ids = snapshot.encoder.src_ids  # compare token ids: two unknown characters are both <unk>
         if a == b or source[a] == source[b] or ids[a] == ids[b]:
-            self.swap_heading.setText(self.text("same_chars"))
+            self.swap_heading.setText(
+                tr("the two swapped characters are the same: choose two that differ", language)
+            )
             for matrix in self.swap_matrices:
                 matrix.image.clear()
             self.drawn.pop("comparison", None)
@@ -127,10 +139,10 @@ class SwapWhatIf:
         key = ("positions", "swap", source, a, b, base)
         self.comparison = self.request(key, partial(compare_swap, source, a, b, base))
         if self.comparison is None:
-            self.swap_heading.setText(self.text("waiting"))
+            self.swap_heading.setText(tr("running the encoder on both sources…", language))
             return
         self.measure(self.comparison)
-        inputs = (id(self.comparison), self.session.layer, self.session.head, self.session.language)
+        inputs = (id(self.comparison), self.session.layer, self.session.head, language)
         if self.changed("comparison", *inputs):
             self.draw_comparison(self.comparison, source, a, b)
 
@@ -163,17 +175,37 @@ class SwapWhatIf:
 
     def draw_comparison(self, comparison: SwapComparison, source: str, a: int, b: int) -> None:
         layer = min(self.session.layer, comparison.with_pe[0].shape[0] - 1)
-        who = self.text("mean") if self.session.head is None else self.text("head", h=self.session.head + 1)
-        self.swap_heading.setText(self.text("swap_head", layer=layer + 1, who=who))
+        language = self.session.language
+        who = (
+            tr("mean of heads", language)
+            if self.session.head is None
+            else trf("head {h}", language, h=self.session.head + 1)
+        )
+        self.swap_heading.setText(
+            trf("encoder self-attention · layer {layer} · {who}", language, layer=layer + 1, who=who)
+        )
         runs = (("with_pe", comparison.with_pe), ("without_pe", comparison.without_pe))
         for index, (name, (original, swapped)) in enumerate(runs):
-            verdict = self.text("order_matters" if name == "with_pe" else "order_blind")
+            verdict = tr("order matters" if name == "with_pe" else "order-blind: only permuted", language)
             color = "#ff8a80" if name == "with_pe" else "#b9f6ca"
-            title = self.text(name, dev=self.swap_deviation[name])
+            if name == "with_pe":
+                title = trf(
+                    "With PE (as trained): max |A′ − P A Pᵀ| = {dev:.3g}",
+                    language,
+                    dev=self.swap_deviation[name],
+                )
+            else:
+                title = trf(
+                    "Without PE: max |A′ − P A Pᵀ| = {dev:.2g}", language, dev=self.swap_deviation[name]
+                )
             self.swap_titles[index].setText(f"{title} <span style='color:{color}'>({verdict})</span>")
             panes = (
-                (self.selected_head(original), comparison.tokens, self.text("original", text=source)),
-                (self.selected_head(swapped), comparison.swapped_tokens, self.text("swapped", a=a, b=b)),
+                (self.selected_head(original), comparison.tokens, trf("“{text}”", language, text=source)),
+                (
+                    self.selected_head(swapped),
+                    comparison.swapped_tokens,
+                    trf("swapped {a}↔{b}", language, a=a, b=b),
+                ),
             )
             for offset, (matrix, labels, caption) in enumerate(panes):
                 column = 2 * index + offset
@@ -199,7 +231,25 @@ class SwapWhatIf:
         a, b = self.swap_a.value(), self.swap_b.value()
         on, off = self.all_heads_deviation["with_pe"], self.all_heads_deviation["without_pe"]
         ca, cb = display_token(source[a]), display_token(source[b])
-        text = self.text("swap_info", a=a, b=b, ca=ca, cb=cb, on=on, off=off)
+        text = trf(
+            "P swaps source positions {a} and {b} (‘{ca}’ ↔ ‘{cb}’). Without positional encoding a "
+            "token's vector is its embedding alone, and attention, Add &amp; Norm and the "
+            "feed-forward network treat every position alike, so the encoder cannot see order: the "
+            "swapped source's attention is the original's with rows and columns {a} and {b} "
+            "exchanged (dashed), A′ = P A Pᵀ. Over all layers and heads the max deviation is "
+            "{on:.3g} with PE and {off:.2g} without.",
+            self.session.language,
+            a=a,
+            b=b,
+            ca=ca,
+            cb=cb,
+            on=on,
+            off=off,
+        )
         if self.table is not None and self.table.kind == "none":
-            text += " " + self.text("none")
+            text += " " + tr(
+                "This model adds <b>no</b> positional encoding: the table is all zeros, and its "
+                "encoder cannot tell one order of the source from another.",
+                self.session.language,
+            )
         return text

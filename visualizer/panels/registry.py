@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from visualizer.i18n import tr
+
 if TYPE_CHECKING:
     from model.interface import FamilyInfo
 
@@ -101,7 +103,7 @@ def needs_logit_lens(info: FamilyInfo) -> str | None:
 @dataclass(frozen=True)
 class PanelEntry:
     key: str
-    titles: dict[str, str]  # tab title per language
+    tab: str  # the tab's title, in English (``title`` translates it)
     where: str  # "module:Class" within visualizer.panels
     needs: Requirement = needs_nothing  # what the panel needs of the model
 
@@ -111,43 +113,22 @@ class PanelEntry:
         return None if info is None else self.needs(info)
 
     def title(self, language: str) -> str:
-        return self.titles.get(language, self.titles["en"])
+        return tr(self.tab, language)
 
 
 PANELS: tuple[PanelEntry, ...] = (
-    PanelEntry("masks", {"en": "Masks", "zh": "掩码"}, "masks:MasksPanel", needs_scores),
-    PanelEntry(
-        "positions",
-        {"en": "Positional encoding", "zh": "位置编码"},
-        "positions:PositionsPanel",
-        needs_position_table,
-    ),
-    PanelEntry(
-        "relative_bias",
-        {"en": "Relative bias", "zh": "相对位置偏置"},
-        "relative_bias:RelativeBiasPanel",
-        needs_relative_bias,
-    ),
-    PanelEntry("scaling", {"en": "Why ÷√dₖ", "zh": "为何除以 √dₖ"}, "scaling:ScalingPanel", needs_scaling),
-    PanelEntry(
-        "layernorm", {"en": "LayerNorm", "zh": "层归一化"}, "layernorm:LayerNormPanel", needs_layer_norm
-    ),
-    PanelEntry("decoding", {"en": "Decoding", "zh": "解码"}, "decoding:DecodingPanel"),
-    PanelEntry("beam", {"en": "Beam search", "zh": "束搜索"}, "beam:BeamPanel"),
-    PanelEntry(
-        "why_attention", {"en": "Why attention", "zh": "为何需要注意力"}, "why_attention:WhyAttentionPanel"
-    ),
-    PanelEntry(
-        "attribution", {"en": "Attribution", "zh": "归因"}, "attribution:AttributionPanel", needs_gradients
-    ),
-    PanelEntry(
-        "heads", {"en": "Head importance", "zh": "头的重要性"}, "heads:HeadsPanel", needs_zeroed_heads
-    ),
-    PanelEntry(
-        "logit_lens", {"en": "Logit lens", "zh": "逻辑透镜"}, "logit_lens:LogitLensPanel", needs_logit_lens
-    ),
-    PanelEntry("train", {"en": "Train", "zh": "训练"}, "train:TrainPanel"),
+    PanelEntry("masks", "Masks", "masks:MasksPanel", needs_scores),
+    PanelEntry("positions", "Positional encoding", "positions:PositionsPanel", needs_position_table),
+    PanelEntry("relative_bias", "Relative bias", "relative_bias:RelativeBiasPanel", needs_relative_bias),
+    PanelEntry("scaling", "Why ÷√dₖ", "scaling:ScalingPanel", needs_scaling),
+    PanelEntry("layernorm", "LayerNorm", "layernorm:LayerNormPanel", needs_layer_norm),
+    PanelEntry("decoding", "Decoding", "decoding:DecodingPanel"),
+    PanelEntry("beam", "Beam search", "beam:BeamPanel"),
+    PanelEntry("why_attention", "Why attention", "why_attention:WhyAttentionPanel"),
+    PanelEntry("attribution", "Attribution", "attribution:AttributionPanel", needs_gradients),
+    PanelEntry("heads", "Head importance", "heads:HeadsPanel", needs_zeroed_heads),
+    PanelEntry("logit_lens", "Logit lens", "logit_lens:LogitLensPanel", needs_logit_lens),
+    PanelEntry("train", "Train", "train:TrainPanel"),
 )
 PANEL_KEYS = tuple(entry.key for entry in PANELS)
-TITLES = {entry.key: entry.titles for entry in PANELS}
 ENTRIES = {entry.key: entry for entry in PANELS}

@@ -14,38 +14,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from model.probes.relative_bias import BiasCurve, RelativeBias, relative_bias
-from visualizer.i18n import tr
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
-from visualizer.panels.registry import TITLES
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 LABEL_COLOR = "#dddddd"
 HEAD_COLOR = "#ffb300"  # the selected head
 OTHER_COLOR = (150, 150, 150, 90)  # the other heads, faint
 EDGE_COLOR = (120, 170, 255, 110)  # bucket edges
-TEXT = {
-    "en": {
-        "encoder": "encoder (bidirectional): bias against key − query",
-        "decoder": "decoder (causal): bias against key − query",
-        "distance": "key position − query position",
-        "bias": "bias added to the score",
-        "matrix": "added to the encoder's scores for this source · {head}",
-        "info": "{buckets} buckets, learned per head in the first layer and added in every layer. "
-        "Exact for small distances, log-spaced up to {max_distance}, one bucket beyond "
-        "(blue lines: bucket edges). Orange: {head}; grey: the other heads.",
-        "head": "head {n}",
-    },
-    "zh": {
-        "encoder": "编码器（双向）：偏置随 键 − 查询 的变化",
-        "decoder": "解码器（因果）：偏置随 键 − 查询 的变化",
-        "distance": "键位置 − 查询位置",
-        "bias": "加到分数上的偏置",
-        "matrix": "对当前输入加到编码器分数上的偏置 · {head}",
-        "info": "共 {buckets} 个桶，每个头在第一层学习、在每一层都加上。距离小时每个距离一个桶，"
-        "到 {max_distance} 为止按对数间隔，更远的共用一个桶（蓝线：桶的边界）。橙色：{head}；灰色：其他头。",
-        "head": "第 {n} 个头",
-    },
-}
 
 
 def bias_job(tokens: list[str]):
@@ -55,24 +31,17 @@ def bias_job(tokens: list[str]):
 
 class RelativeBiasPanel(ConceptPanel):
     key = "relative_bias"
-    titles = TITLES["relative_bias"]
-    texts = TEXT
-    explanations = {
-        "en": (
-            "<b>Relative position bias (T5).</b> T5 adds no position vector to its tokens. Instead each "
-            "head learns one number for every <i>bucket</i> of relative distance between query and key, "
-            "and adds it to the score Q·Kᵀ before the softmax (T5 does not divide by √d_k). What a head "
-            "prefers, the word just before, the next one, or anything far away, reads off its curve. "
-            "The buckets are exact for near tokens and ever wider for far ones, so the model tells "
-            "“2 apart” from “3 apart” but not 90 from 100."
-        ),
-        "zh": (
-            "<b>相对位置偏置（T5）。</b>T5 不给词元加位置向量，而是让每个头为查询与键之间相对距离的每个"
-            "<i>桶</i>学习一个数，在 softmax 之前加到分数 Q·Kᵀ 上（T5 不除以 √d_k）。一个头偏好什么——"
-            "前一个词、后一个词，还是很远的词——从它的曲线上就能读出。近处的距离每个单独一个桶，远处的桶越来越宽，"
-            "所以模型分得清相隔 2 和 3，却分不清相隔 90 和 100。"
-        ),
-    }
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "<b>Relative position bias (T5).</b> T5 adds no position vector to its tokens. Instead "
+            "each head learns one number for every <i>bucket</i> of relative distance between "
+            "query and key, and adds it to the score Q·Kᵀ before the softmax (T5 does not divide "
+            "by √d_k). What a head prefers, the word just before, the next one, or anything far "
+            "away, reads off its curve. The buckets are exact for near tokens and ever wider for "
+            "far ones, so the model tells “2 apart” from “3 apart” but not 90 from 100.",
+            language,
+        )
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -113,26 +82,37 @@ class RelativeBiasPanel(ConceptPanel):
         if self.bias is None:
             return
         head = self.selected_head(self.bias.encoder.bias.shape[0])
-        head_name = self.text("head", n=head + 1)
-        for side, curve in (("encoder", self.bias.encoder), ("decoder", self.bias.decoder)):
-            self.draw_curve(self.curve_plots[side], curve, head, self.text(side))
+        language = self.session.language
+        head_name = trf("head {n}", language, disambiguation="ordinal: the nth head", n=head + 1)
+        for side, curve, title in (
+            ("encoder", self.bias.encoder, tr("encoder (bidirectional): bias against key − query", language)),
+            ("decoder", self.bias.decoder, tr("decoder (causal): bias against key − query", language)),
+        ):
+            self.draw_curve(self.curve_plots[side], curve, head, title)
         self.matrix.show_matrix(
             self.bias.source_matrix[head], None, levels=symmetric(self.bias.source_matrix)
         )
         plot = self.matrix.plot
-        plot.setTitle(self.text("matrix", head=head_name), color=LABEL_COLOR, size="10pt")
+        title = trf("added to the encoder's scores for this source · {head}", language, head=head_name)
+        plot.setTitle(title, color=LABEL_COLOR, size="10pt")
         self.matrix.set_ticks(self.bias.source_tokens, self.bias.source_tokens)
         self.info.setText(
-            self.text(
-                "info", buckets=self.bias.num_buckets, max_distance=self.bias.max_distance, head=head_name
+            trf(
+                "{buckets} buckets, learned per head in the first layer and added in every layer. "
+                "Exact for small distances, log-spaced up to {max_distance}, one bucket beyond "
+                "(blue lines: bucket edges). Orange: {head}; grey: the other heads.",
+                language,
+                buckets=self.bias.num_buckets,
+                max_distance=self.bias.max_distance,
+                head=head_name,
             )
         )
 
     def draw_curve(self, plot: pg.PlotItem, curve: BiasCurve, head: int, title: str) -> None:
         plot.clear()
         plot.setTitle(title, color=LABEL_COLOR, size="10pt")
-        plot.setLabel("bottom", self.text("distance"))
-        plot.setLabel("left", self.text("bias"))
+        plot.setLabel("bottom", tr("key position − query position", self.session.language))
+        plot.setLabel("left", tr("bias added to the score", self.session.language))
         for edge in curve.edges:
             plot.addItem(pg.InfiniteLine(edge, angle=90, pen=pg.mkPen(EDGE_COLOR, width=1)))
         for other in range(curve.bias.shape[0]):

@@ -11,54 +11,42 @@ from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel
 
-from visualizer.i18n import tr
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.masks import generated_target, request_capture
-from visualizer.panels.registry import TITLES
-from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+from visualizer.widgets.heatmap import MatrixPlot
 
 SCALED_COLOR = "#4fc3f7"
 UNSCALED_COLOR = "#ff7043"
 
 
 def layer_head_title(layer: int, head: int | None, language: str) -> str:
-    """ "layer 2, head 3" / "第 2 层，第 3 个头" (head None: the mean of the heads)."""
-    if language == "zh":
-        return f"第 {layer + 1} 层，" + ("各头平均" if head is None else f"第 {head + 1} 个头")
-    return f"layer {layer + 1}, " + ("mean of heads" if head is None else f"head {head + 1}")
+    """ "layer 2, head 3" (head None: the mean of the heads)."""
+    if head is None:
+        name = tr("mean of heads", language)
+    else:
+        name = trf("head {n}", language, disambiguation="ordinal: the nth head", n=head + 1)
+    return trf("layer {layer}, {head}", language, layer=layer + 1, head=name)
 
 
 class ScalingPanel(ConceptPanel):
     key = "scaling"
-    titles = TITLES["scaling"]
-    explanations = {
-        "en": (
-            "<b>Why divide by √d_k?</b> A dot product of two d_k-dimensional vectors with unit-variance "
-            "components has variance d_k, so for large d_k the scores grow large, the softmax saturates "
-            "on one key and its gradients vanish. Dividing by √d_k keeps the scores near unit variance. "
-            "Left: the selected head as trained; right: the same weights with the scaling removed "
-            "everywhere (a what-if). Below: the attention entropy of every head in both runs; lower "
-            "entropy means sharper, more saturated attention."
-        ),
-        "zh": (
-            "<b>为什么要除以 √d_k？</b>两个 d_k 维、各分量方差为 1 的向量的点积方差为 d_k，"
-            "d_k 大时分数随之变大，softmax 会集中到一个键上而梯度消失。除以 √d_k 使分数的方差保持在 1 左右。"
-            "左：训练时的所选注意力头；右：同一组权重但处处去掉缩放（假设实验）。"
-            "下方：两次运行中每个头的注意力熵；熵越低，注意力越尖锐、越饱和。"
-        ),
-    }
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "<b>Why divide by √d_k?</b> A dot product of two d_k-dimensional vectors with "
+            "unit-variance components has variance d_k, so for large d_k the scores grow large, "
+            "the softmax saturates on one key and its gradients vanish. Dividing by √d_k keeps the "
+            "scores near unit variance. Left: the selected head as trained; right: the same "
+            "weights with the scaling removed everywhere (a what-if). Below: the attention entropy "
+            "of every head in both runs; lower entropy means sharper, more saturated attention.",
+            language,
+        )
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.outer.addWidget(self.status)
-        self.plots = pg.GraphicsLayoutWidget()
-        self.plots.setBackground(BACKGROUND)
-        self.plots.setMinimumHeight(330)
-        self.outer.addWidget(self.plots, 1)
+        self.status, self.plots = self.add_view(canvas_height=330)
         self.scaled = MatrixPlot(self.plots.addPlot(row=0, col=0), session.colormap)
         self.unscaled = MatrixPlot(self.plots.addPlot(row=0, col=1), session.colormap)
         self.entropy_plot = self.plots.addPlot(row=1, col=0, colspan=2)
@@ -69,12 +57,13 @@ class ScalingPanel(ConceptPanel):
         self.plots.ci.layout.setRowStretchFactor(1, 2)
 
     def refresh(self) -> None:
+        language = self.session.language
         snapshot = self.session.snapshot
         if snapshot is None:
-            self.status.setText(tr("run a source first", self.session.language))
+            self.status.setText(tr("run a source first", language))
             return
         target = generated_target(snapshot, self.session.cursor)
-        self.show_what_if(tr("WHAT-IF on the right: no ÷√d_k in any attention layer", self.session.language))
+        self.show_what_if(tr("WHAT-IF on the right: no ÷√d_k in any attention layer", language))
         runs = [  # with the scaling (the same run the masks panel shows) and without it
             request_capture(
                 self.session, [snapshot.source], [target], replace(snapshot.interventions, no_scaling=scaling)
@@ -82,7 +71,7 @@ class ScalingPanel(ConceptPanel):
             for scaling in (False, True)
         ]
         if None in runs:
-            self.status.setText(tr("running the model twice …", self.session.language))
+            self.status.setText(tr("running the model twice …", language))
             return
         self.draw(runs[0][0], runs[1][0])
 
@@ -118,18 +107,19 @@ class ScalingPanel(ConceptPanel):
             color="#dddddd",
             size="9pt",
         )
-        if session.language == "zh":
-            self.status.setText(
-                f"第 {layer + 1} 层原始分数 QKᵀ 的标准差为 {raw.std():.2f}；"
-                f"除以 √d_k = {1 / with_scale.scale:.2f} 后为 {raw.std() * with_scale.scale:.2f}。"
-                f"各头平均熵：有缩放 {self.entropies[0].mean():.3f} 奈特，"
-                f"无缩放 {self.entropies[1].mean():.3f} 奈特。"
-            )
-            return
         self.status.setText(
-            f"layer {layer + 1} raw scores QKᵀ: std {raw.std():.2f}; divided by √d_k = "
-            f"{1 / with_scale.scale:.2f}: std {raw.std() * with_scale.scale:.2f}. Mean entropy over heads "
-            f"{self.entropies[0].mean():.3f} nats with the scaling, {self.entropies[1].mean():.3f} without."
+            trf(
+                "layer {layer} raw scores QKᵀ: std {std:.2f}; divided by √d_k = {sqrt_dk:.2f}: std "
+                "{scaled:.2f}. Mean entropy over heads {with_scaling:.3f} nats with the scaling, "
+                "{without_scaling:.3f} without.",
+                session.language,
+                layer=layer + 1,
+                std=raw.std(),
+                sqrt_dk=1 / with_scale.scale,
+                scaled=raw.std() * with_scale.scale,
+                with_scaling=self.entropies[0].mean(),
+                without_scaling=self.entropies[1].mean(),
+            )
         )
 
     def draw_entropy(self, with_scale: np.ndarray, without: np.ndarray) -> None:

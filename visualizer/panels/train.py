@@ -18,24 +18,21 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
-    QSlider,
     QSpinBox,
 )
 
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import KeptResults
-from visualizer.panels.registry import TITLES
 from visualizer.panels.train_files import TrainFilesMixin
+from visualizer.panels.train_snapshots import SnapshotsMixin
 from visualizer.panels.train_status import status_line
-from visualizer.panels.train_text import TRAIN
 from visualizer.state.training_run import TrainingRun
 from visualizer.widgets.combo import refill
 from visualizer.widgets.probe_view import ProbeView
@@ -43,7 +40,6 @@ from visualizer.widgets.training_curves import TrainingCurves
 from visualizer.work.probe_tracer import ProbeTracer
 from visualizer.work.training_process import TrainingProcess
 
-DEFAULT_PROBE = "reverse: attention"
 DATA_CHOICES = ("reverse_short", "reverse", "sort", "all_tasks", "pairs_file")
 # the tasks (and, for reverse 1-48, the lengths) each data choice trains on
 DATA_TASKS = {
@@ -54,15 +50,24 @@ DATA_TASKS = {
 }
 DEFAULT_STEPS = {"tiny": 3000, "small": 4000, "shipped": 8000}
 CURVE_REFRESH_MS = 200  # the curves redraw at most this often however fast steps arrive
-PLAY_MS = 700  # a snapshot shown this long while playing
-DIAGONAL_SHOWN = 0.5  # an anti-diagonal this strong picks the head shown (model.tasks.probe)
 
 
-class TrainPanel(TrainFilesMixin, ConceptPanel):
+class TrainPanel(TrainFilesMixin, SnapshotsMixin, ConceptPanel):
     key = "train"
-    titles = TITLES["train"]
-    texts = TRAIN
-    explanations = {language: words["explanation"] for language, words in TRAIN.items()}
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "<b>Watch attention being learned.</b> A Transformer trains on whole sentences at "
+            "once: the decoder reads the target shifted right (teacher forcing) and the causal "
+            "mask stands in for “not yet generated”, so every position learns in the same step. "
+            "Press <b>Train</b>: a model trains in a process of its own (the window stays free) "
+            "and every few steps a snapshot is taken. The <b>probe</b> is run on each snapshot: "
+            "watch its cross-attention turn from noise into the anti-diagonal of <tt>reverse:</tt> "
+            "(each output character reads the source from the end) while the loss falls. The "
+            "slider replays any snapshot; <b>Open in main view</b> points every view of the app at "
+            "it.",
+            language,
+        )
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -177,65 +182,64 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         self.buttons["open_main"].clicked.connect(self.open_in_main_view)
         self.buttons["compare"].clicked.connect(self.compare_menu)
 
-    def build_snapshot_row(self) -> None:
-        row = QHBoxLayout()
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setRange(0, 0)
-        self.slider.valueChanged.connect(self.on_slider)
-        self.snapshot_label = QLabel()
-        self.snapshot_label.setMinimumWidth(190)
-        self.follow = QCheckBox()
-        self.follow.setChecked(True)
-        self.play_button = QPushButton()
-        self.play_button.clicked.connect(self.toggle_play)
-        self.play_timer = QTimer(self)
-        self.play_timer.setInterval(PLAY_MS)
-        self.play_timer.timeout.connect(self.play_tick)
-        row.addWidget(self.play_button)
-        row.addWidget(self.snapshot_label)
-        row.addWidget(self.slider, 1)
-        row.addWidget(self.follow)
-        self.outer.addLayout(row)
-        actions = QHBoxLayout()
-        for name in ("open_main", "compare", "save_checkpoint", "save_replay", "open_replay"):
-            actions.addWidget(self.buttons[name])
-        actions.addStretch(1)
-        self.outer.addLayout(actions)
-        probe_row = QHBoxLayout()
-        self.probe = QLineEdit(DEFAULT_PROBE)
-        self.probe.editingFinished.connect(self.on_probe_changed)
-        self.kind = QComboBox()
-        self.kind.currentIndexChanged.connect(lambda *_: self.draw_probe())
-        probe_row.addWidget(self.labels["probe"])
-        probe_row.addWidget(self.probe, 2)
-        probe_row.addWidget(self.labels["kind"])
-        probe_row.addWidget(self.kind)
-        probe_row.addStretch(1)
-        self.outer.addLayout(probe_row)
-
     # -- words ------------------------------------------------------------------------------------
     def on_language_changed(self, language: str) -> None:
         if not getattr(self, "words_built", False):  # called by the base class's __init__
             super().on_language_changed(language)
             return
-        for name, label in self.labels.items():
-            label.setText(self.text(name))
-        for name, button in self.buttons.items():
-            button.setText(self.text(name))
-        self.follow.setText(self.text("follow"))
-        refill(self.family, [(self.text(f), f) for f in ("transformer", "rnn")])
-        refill(self.preset, [(self.text(p), p) for p in ("tiny", "small", "shipped")])
+        self.labels["family"].setText(tr("Model:", language))
+        self.labels["preset"].setText(tr("Size:", language))
+        self.labels["data"].setText(tr("Data:", language))
+        self.labels["steps"].setText(tr("Steps:", language))
+        self.labels["every"].setText(tr("Snapshot every:", language))
+        self.labels["probe"].setText(tr("Probe:", language))
+        self.labels["kind"].setText(tr("Attention:", language))
+        self.buttons["train"].setText(tr("Train", language))
+        self.buttons["pause"].setText(tr("Pause", language))
+        self.buttons["stop"].setText(tr("Stop", language))
+        self.buttons["open_replay"].setText(tr("Open replay…", language))
+        self.buttons["save_checkpoint"].setText(tr("Save snapshot as checkpoint…", language))
+        self.buttons["save_replay"].setText(tr("Save replay…", language))
+        self.buttons["open_main"].setText(tr("Open in main view", language))
+        self.buttons["compare"].setText(tr("Compare with…", language))
+        self.follow.setText(tr("Follow the newest", language))
+        refill(
+            self.family,
+            [
+                (tr("Transformer", language), "transformer"),
+                (tr("RNN with additive attention", language), "rnn"),
+            ],
+        )
+        refill(
+            self.preset,
+            [
+                (tr("tiny", language), "tiny"),
+                (tr("small", language), "small"),
+                (tr("the shipped recipe", language), "shipped"),
+            ],
+        )
         self.fill_data()
         self.curves.set_words(
-            *(self.text(n) for n in ("loss", "exact", "train_exact", "held_exact", "step_axis"))
+            tr("Training loss", language),
+            tr("Exact match", language),
+            tr("training batch", language),
+            tr("held-out", language),
+            tr("step", language),
         )
         super().on_language_changed(language)
         self.update_buttons()
 
     def fill_data(self) -> None:
-        items = [(self.text(choice), choice) for choice in DATA_CHOICES]
+        language = self.session.language
+        items = [
+            (tr("reverse: 3–10 characters", language), "reverse_short"),
+            (tr("reverse: 1–48 characters", language), "reverse"),
+            (tr("sort:", language), "sort"),
+            (tr("all four shipped tasks", language), "all_tasks"),
+            (tr("your pairs file…", language), "pairs_file"),
+        ]
         if self.pairs_file is not None:
-            items[-1] = (self.text("pairs_chosen", name=self.pairs_file.name), "pairs_file")
+            items[-1] = (trf("pairs: {name}", language, name=self.pairs_file.name), "pairs_file")
         refill(self.data, items)
 
     # -- the run's settings -------------------------------------------------------------------------
@@ -247,7 +251,12 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
 
     def on_data_chosen(self) -> None:
         if self.data.currentData() == "pairs_file":
-            path, _ = QFileDialog.getOpenFileName(self, self.text("choose_pairs"), "", "*.tsv *.txt;;*")
+            path, _ = QFileDialog.getOpenFileName(
+                self,
+                tr("A UTF-8 file of source<TAB>target lines", self.session.language),
+                "",
+                "*.tsv *.txt;;*",
+            )
             if path:
                 self.choose_pairs_file(Path(path))
             elif self.pairs_file is None:
@@ -284,7 +293,7 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
     # -- the run ----------------------------------------------------------------------------------------
     def train(self) -> None:
         if self.process.alive:
-            self.failure.setText(self.text("busy"))
+            self.failure.setText(tr("A run is going: stop it first.", self.session.language))
             self.failure.show()
             return
         # a full garbage collection on this thread scans every object the process holds (torch's,
@@ -329,12 +338,14 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         self.update_buttons()
 
     def on_failed(self, message: str) -> None:
-        self.failure.setText(self.text("failed", message=message))
+        self.failure.setText(
+            trf("The training run failed: {message}", self.session.language, message=message)
+        )
         self.failure.show()
         self.update_buttons()
 
     def show_status(self) -> None:
-        line = status_line(self.run, self.process.state, self.text)
+        line = status_line(self.run, self.process.state, self.session.language)
         if line is None:  # nothing new to say (a failed run: the red line says why)
             line = self.said
         self.said = line
@@ -348,10 +359,10 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         has_snapshot = self.run is not None and bool(self.run.snapshots)
         self.buttons["train"].setEnabled(not going)
         self.buttons["pause"].setEnabled(state in ("running", "paused"))
-        self.buttons["pause"].setText(self.text("resume" if state == "paused" else "pause"))
+        self.buttons["pause"].setText(tr("Resume" if state == "paused" else "Pause", self.session.language))
         self.buttons["stop"].setEnabled(state in ("running", "paused"))
         self.buttons["open_replay"].setEnabled(not going)
-        self.play_button.setText(self.text("pause_play" if self.play_timer.isActive() else "play"))
+        self.play_button.setText(tr("Pause" if self.play_timer.isActive() else "Play", self.session.language))
         self.play_button.setEnabled(self.run is not None and len(self.run.snapshots) > 1)
         for name in ("save_checkpoint", "open_main", "compare"):
             self.buttons[name].setEnabled(has_snapshot)
@@ -359,111 +370,6 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         self.buttons["save_replay"].setEnabled(replay_ready and self.run.replay_path.exists())
         for widget in (self.family, self.preset, self.data, self.steps, self.every):
             widget.setEnabled(not going)
-
-    # -- snapshots and the probe ---------------------------------------------------------------------------
-    def shown_index(self) -> int | None:
-        if self.run is None or not self.run.snapshots:
-            return None
-        return min(self.slider.value(), len(self.run.snapshots) - 1)
-
-    def toggle_play(self) -> None:
-        """Step through the snapshots (from the first, if the last is shown)."""
-        if self.play_timer.isActive():
-            self.play_timer.stop()
-        elif self.run is not None and len(self.run.snapshots) > 1:
-            if self.slider.value() >= self.slider.maximum():
-                self.slider.setValue(0)
-            self.play_timer.start()
-        self.update_buttons()
-
-    def play_tick(self) -> None:
-        if self.slider.value() >= self.slider.maximum():
-            self.play_timer.stop()
-            self.update_buttons()
-        else:
-            self.slider.setValue(self.slider.value() + 1)
-
-    def on_slider(self, _value: int) -> None:
-        self.show_snapshot_label()
-        self.draw_curves()
-        self.draw_probe()
-
-    def on_probe_changed(self) -> None:
-        self.draw_probe()
-
-    def show_snapshot_label(self) -> None:
-        index = self.shown_index()
-        if index is None:
-            self.snapshot_label.setText(self.text("no_snapshot"))
-            return
-        count, step = len(self.run.snapshots), self.run.snapshots[index].step
-        self.snapshot_label.setText(self.text("snapshot", index=index + 1, count=count, step=step))
-
-    def probe_key(self, index: int) -> tuple:
-        return (self.run.id, self.run.snapshots[index].step, self.probe.text())
-
-    def draw_probe(self) -> None:
-        index = self.shown_index()
-        if index is None:
-            self.probe_view.show_trace(None, "")
-            self.output.setText("")
-            return
-        key = self.probe_key(index)
-        trace = self.traces.get(key)
-        step = self.run.snapshots[index].step
-        if trace is None:
-            self.output.setText(self.text("tracing", step=step))
-            if self.tracer.wanted != key:
-                self.tracer.trace(key, self.run, index, self.probe.text())
-            return
-        if isinstance(trace, Exception):
-            self.output.setText(
-                self.text("probe_failed", message=str(trace).splitlines()[0] if str(trace) else trace)
-            )
-            self.probe_view.show_trace(None, "")
-            return
-        self.fill_kinds(trace.kinds)
-        kind = self.kind.currentData() or trace.kinds[0]
-        self.choose_diagonal_head(trace, kind)
-        self.probe_view.show_trace(trace, kind)
-        layer, head = self.probe_view.chosen
-        self.probe_view.set_title(self.text("head", kind=kind, layer=layer + 1, head=head + 1))
-        output = trace.output_text
-        if not trace.finished:
-            output = self.text("output_cut", output=output, length=len(trace.output_tokens))
-        self.output.setText(self.text("output", step=step, output=output))
-
-    def choose_diagonal_head(self, trace, kind: str) -> None:
-        """Until the user clicks a head, show the one that draws the clearest anti-diagonal
-        (reversing), once there is one; then keep it, so that playing does not jump."""
-        if self.head_chosen_by_user or self.diagonal_head is not None or kind != "cross":
-            return
-        from model.tasks.probe import anti_diagonal
-
-        line = anti_diagonal(trace, kind)
-        if line.strength >= DIAGONAL_SHOWN:
-            self.diagonal_head = (line.layer, line.head)
-            self.probe_view.chosen = self.diagonal_head
-
-    def on_head_clicked(self, _layer: int, _head: int) -> None:
-        self.head_chosen_by_user = True
-        self.draw_probe()
-
-    def pending(self) -> bool:
-        """Whether the shown snapshot's probe is still being run (a screenshot waits for it)."""
-        index = self.shown_index()
-        return index is not None and self.traces.get(self.probe_key(index)) is None
-
-    def fill_kinds(self, kinds: tuple[str, ...]) -> None:
-        if tuple(self.kind.itemData(i) for i in range(self.kind.count())) == kinds:
-            return
-        refill(self.kind, [(kind, kind) for kind in kinds], self.kind.currentData() or "cross")
-
-    def on_traced(self, key: tuple, trace) -> None:
-        self.traces.remember(key, trace)
-        index = self.shown_index()
-        if index is not None and key == self.probe_key(index):
-            self.draw_probe()
 
     # -- drawing -----------------------------------------------------------------------------------------
     def on_view_changed(self) -> None:

@@ -1,6 +1,6 @@
 """The Train page's files and the rest of the app: replays opened, snapshots saved, opened in
 the main view or compared. Mixed into ``TrainPanel`` (which has ``run``, ``slider``, ``folders``,
-``failure``, ``session`` and ``text``)."""
+``failure`` and ``session``)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,23 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from model.shipped import default_checkpoint_path
+from visualizer.i18n import tr, trf
 from visualizer.state.training_run import REPLAY_FILTER, TrainingRun
 
 
 class TrainFilesMixin:
     # -- replays -------------------------------------------------------------------------------------
     def open_replay_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.text("open_replay"), "", REPLAY_FILTER)
+        path, _ = QFileDialog.getOpenFileName(
+            self, tr("Open replay…", self.session.language), "", REPLAY_FILTER
+        )
         if path:
             self.open_replay(Path(path))
 
     def open_replay(self, path: Path) -> bool:
         """Show a replay file's snapshots and curves; False (and why, in the page) if it cannot."""
         if self.process.alive:
-            self.failure.setText(self.text("busy"))
+            self.failure.setText(tr("A run is going: stop it first.", self.session.language))
             self.failure.show()
             return False
         from model.core.errors import CheckpointError
@@ -33,7 +36,13 @@ class TrainFilesMixin:
         try:
             replay = read_replay(path)
         except (CheckpointError, OSError, ValueError) as error:
-            self.failure.setText(self.text("failed", message=str(error).splitlines()[0]))
+            self.failure.setText(
+                trf(
+                    "The training run failed: {message}",
+                    self.session.language,
+                    message=str(error).splitlines()[0],
+                )
+            )
             self.failure.show()
             return False
         self.failure.hide()
@@ -64,11 +73,13 @@ class TrainFilesMixin:
 
     def compare_menu(self) -> None:
         menu = QMenu(self)
-        menu.addAction(self.text("compare_shipped")).setData(str(default_checkpoint_path()))
+        menu.addAction(tr("the shipped model", self.session.language)).setData(str(default_checkpoint_path()))
         shown = self.shown_index()
         for index, entry in enumerate(self.run.snapshots if self.run is not None else []):
             if index != shown:
-                menu.addAction(self.text("compare_snapshot", step=entry.step)).setData(index)
+                menu.addAction(
+                    trf("the snapshot at step {step}", self.session.language, step=entry.step)
+                ).setData(index)
         chosen = menu.exec(self.buttons["compare"].mapToGlobal(self.buttons["compare"].rect().bottomLeft()))
         if chosen is not None:
             self.compare_with(chosen.data())
@@ -89,7 +100,9 @@ class TrainFilesMixin:
         if index is None:
             return
         suggested = f"trained-step-{self.run.snapshots[index].step}.safetensors"
-        path, _ = QFileDialog.getSaveFileName(self, self.text("save_checkpoint"), suggested, "*.safetensors")
+        path, _ = QFileDialog.getSaveFileName(
+            self, tr("Save snapshot as checkpoint…", self.session.language), suggested, "*.safetensors"
+        )
         if path:
             self.save_checkpoint(Path(path))
 
@@ -103,7 +116,7 @@ class TrainFilesMixin:
         if self.run is None or self.run.replay_path is None:
             return
         path, _ = QFileDialog.getSaveFileName(
-            self, self.text("save_replay"), "training.replay.safetensors", REPLAY_FILTER
+            self, tr("Save replay…", self.session.language), "training.replay.safetensors", REPLAY_FILTER
         )
         if path:
             self.save_replay(Path(path))
@@ -116,8 +129,14 @@ class TrainFilesMixin:
         try:
             shutil.copyfile(source, path)
         except OSError as error:
-            self.failure.setText(self.text("failed", message=f"{path}: {error.strerror or error}"))
+            self.failure.setText(
+                trf(
+                    "The training run failed: {message}",
+                    self.session.language,
+                    message=f"{path}: {error.strerror or error}",
+                )
+            )
             self.failure.show()
             return
-        self.notice = self.text("saved", path=path)
+        self.notice = trf("Saved {path}.", self.session.language, path=path)
         self.show_status()

@@ -3,25 +3,35 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
+from visualizer.i18n import tr, trf
 from visualizer.state.training_run import TrainingRun
 
 
-def status_line(run: TrainingRun | None, state: str, text: Callable[..., str]) -> str | None:
+def status_line(run: TrainingRun | None, state: str, language: str) -> str | None:
     """The line for ``run`` with the training process in ``state`` (``TrainingProcess.state``),
-    worded by ``text`` (the page's words); None when there is nothing new to say."""
+    in ``language``; None when there is nothing new to say."""
     if run is None or (state == "idle" and run.replay is None and not run.snapshots):
-        return text("idle")
+        return tr("Choose a size and the data, then press Train (Ctrl+Enter).", language)
     if run.replay is not None:
         first, last = run.snapshots[0].step, run.snapshots[-1].step
-        replay = text("replay", name=run.title, count=len(run.snapshots), first=first, last=last)
-        return f"{replay} {text('replay_hint')}"
+        replay = trf(
+            "Replay {name}: {count} snapshots, steps {first}–{last}.",
+            language,
+            name=run.title,
+            count=len(run.snapshots),
+            first=first,
+            last=last,
+        )
+        return f"{replay} {tr('Press Play to watch attention form.', language)}"
     if state == "running" and not run.steps:
-        return text("starting")
-    if state in ("running", "stopping") and run.steps:
-        return text(
-            state,
+        return tr("Starting the training process …", language)
+    if state == "stopping" and run.steps:
+        return tr("Stopping: the model trained so far is saved …", language)
+    if state == "running" and run.steps:
+        return trf(
+            "Step {step} of {steps} · {rate:.1f} steps/s · {seconds:.0f} s · loss {loss:.3f}",
+            language,
             step=run.steps[-1],
             steps=run.total_steps,
             rate=run.rate,
@@ -29,11 +39,26 @@ def status_line(run: TrainingRun | None, state: str, text: Callable[..., str]) -
             loss=run.loss[-1],
         )
     if state == "paused":
-        return text("paused", step=run.steps[-1] if run.steps else 0, steps=run.total_steps)
+        steps = run.total_steps
+        return trf(
+            "Paused at step {step} of {steps}.", language, step=run.steps[-1] if run.steps else 0, steps=steps
+        )
     if run.checkpoint is not None and run.snapshots:
         last = run.snapshots[-1]
         if last.step < run.total_steps:
-            return text("stopped_early", step=last.step, steps=run.total_steps, seconds=run.seconds)
+            return trf(
+                "Stopped at step {step} of {steps} after {seconds:.0f} s.",
+                language,
+                step=last.step,
+                steps=run.total_steps,
+                seconds=run.seconds,
+            )
         held = last.held_out if last.held_out is not None else math.nan
-        return text("finished", step=last.step, seconds=run.seconds, held=held)
+        return trf(
+            "Trained {step} steps in {seconds:.0f} s; held-out exact match {held:.0%}.",
+            language,
+            step=last.step,
+            seconds=run.seconds,
+            held=held,
+        )
     return None

@@ -31,12 +31,11 @@ from model.shipped import (
 )
 from model.tasks.by_length import LengthCurve
 from model.tasks.synthetic import split_source
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
-from visualizer.panels.registry import TITLES
-from visualizer.panels.why_attention_text import MODEL_NAMES, TEXT
 from visualizer.widgets.heatmap import BACKGROUND
 
-# the shipped checkpoints' file names → the keys of MODEL_NAMES
+# the shipped checkpoints' file names → their keys (see model_name)
 SHIPPED_KEYS = {DEFAULT_CHECKPOINT_NAME: "transformer", **{v: k for k, v in RNN_CHECKPOINT_NAMES.items()}}
 COLORS = {"none": "#ff7043", "additive": "#4fc3f7", "scaled_dot": "#ba68c8", "transformer": "#9ccc65"}
 OTHER_COLORS = ("#ffd54f", "#f06292", "#4db6ac", "#a1887f")
@@ -66,10 +65,31 @@ def read_curves(paths: list[Path]) -> tuple[list[LengthCurve], list[str]]:
     return curves, problems
 
 
+def model_name(key: str, language: str) -> str:
+    """What the buttons and legends call a shipped model."""
+    if key == "none":
+        return tr("RNN, no attention", language)
+    if key == "additive":
+        return tr("RNN, additive attention", language)
+    if key == "scaled_dot":
+        return tr("RNN, scaled dot-product", language)
+    return tr("Transformer", language)
+
+
+def what_if_name(choice: str, language: str) -> str:
+    """One of WHAT_IF_CHOICES, as the menu and the banner name it."""
+    if choice == "as_trained":
+        return tr("as trained", language)
+    if choice == "uniform_attention":
+        return tr("uniform: α = 1/S", language)
+    if choice == "attend_only":
+        return tr("all on one source position", language)
+    return tr("none: the context is zero", language)
+
+
 def shown_curves(curves: list[LengthCurve], language: str) -> list[ShownCurve]:
     """What each curve is drawn as: the shipped models by their names and colours, in the
     story's order (no attention, attention, the Transformer), any other curve after them."""
-    names = MODEL_NAMES.get(language, MODEL_NAMES["en"])
     order = list(COLORS)  # the story's order
 
     def place(curve: LengthCurve) -> int:
@@ -84,7 +104,7 @@ def shown_curves(curves: list[LengthCurve], language: str) -> list[ShownCurve]:
         intervals = np.array([row.interval for row in rows]).reshape(-1, 2) * 100
         shown.append(
             ShownCurve(
-                label=names[key] if key else curve.name,
+                label=model_name(key, language) if key else curve.name,
                 color=COLORS[key] if key else next(others),
                 lengths=np.array([row.length for row in rows], dtype=float),
                 accuracy=np.array([row.accuracy * 100 for row in rows]),
@@ -126,8 +146,23 @@ def choice_of(interventions: Interventions) -> str:
 
 class WhyAttentionPanel(ConceptPanel):
     key = "why_attention"
-    titles = TITLES["why_attention"]
-    explanations = {language: words["explanation"] for language, words in TEXT.items()}
+
+    def explain(self, language: str) -> str:
+        return tr(
+            "<b>Why attention?</b> An RNN encoder-decoder without attention (Cho et al. 2014) "
+            "folds the whole source into <b>one fixed vector</b>, the encoder's final state, and "
+            "the decoder must write every output token from it: the longer the source, the more it "
+            "forgets. Attention (Bahdanau et al. 2014) lets every decoder step build <b>a fresh "
+            "weighted sum</b> of all encoder states, c<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> "
+            "h<sub>j</sub>, with α<sub>i</sub> = softmax<sub>j</sub>(e<sub>ij</sub>). Only the "
+            "score e<sub>ij</sub> differs: <b>additive</b> vᵀ tanh(W s<sub>i−1</sub> + U "
+            "h<sub>j</sub>) (Bahdanau), <b>dot-product</b> s<sub>i−1</sub> · h<sub>j</sub> (Luong "
+            "et al. 2015), <b>scaled dot-product</b> s · h / √d, which the Transformer computes "
+            "between learned projections, Q Kᵀ / √d<sub>k</sub>, in every head. The curves below "
+            "are the shipped models on <tt>reverse:</tt>, measured for every input length (as "
+            "Bahdanau et al.'s Figure 2 measured BLEU against sentence length).",
+            language,
+        )
 
     def __init__(self, session, parent=None) -> None:
         self.curves, self.problems = read_curves(curve_paths())
@@ -211,16 +246,12 @@ class WhyAttentionPanel(ConceptPanel):
             self.session.set_interventions(wanted)
 
     # -- drawing ----------------------------------------------------------------------------
-    def words(self) -> dict[str, str]:
-        return TEXT.get(self.session.language, TEXT["en"])
-
     def refresh(self) -> None:
-        words = self.words()
-        self.draw_curves(words)
-        self.show_what_if_controls(words)
-        self.show_model_buttons(words)
+        self.draw_curves()
+        self.show_what_if_controls()
+        self.show_model_buttons()
 
-    def draw_curves(self, words: dict[str, str]) -> None:
+    def draw_curves(self) -> None:
         language = self.session.language
         self.plot.clear()
         self.plot.addItem(self.marker, ignoreBounds=True)
@@ -242,17 +273,25 @@ class WhyAttentionPanel(ConceptPanel):
             )
         # the key in the title: a legend inside the plot would cover the curves' ends
         key = " &nbsp; ".join(f"<span style='color:{c.color}'>━</span> {c.label}" for c in self.shown)
-        self.plot.setTitle(f"{words['curves_title']}<br>{key}", color="#dddddd", size="9pt")
-        self.plot.setLabel("bottom", words["x_axis"])
-        self.plot.setLabel("left", words["y_axis"])
+        title = tr("exact match on reverse: by input length (95 % intervals shaded)", language)
+        self.plot.setTitle(f"{title}<br>{key}", color="#dddddd", size="9pt")
+        self.plot.setLabel("bottom", tr("input length (characters)", language))
+        self.plot.setLabel("left", tr("exact match (%)", language))
         lines = []
         if not self.curves:
-            lines.append(words["no_curves"].format(folder=assets_path(CURVES_FOLDER)))
+            lines.append(
+                trf(
+                    "No accuracy-by-length curves were found in {folder}. Measure one with <tt>attnviz "
+                    "eval --checkpoint PATH --by-length --json {folder}/NAME.json</tt>.",
+                    language,
+                    folder=assets_path(CURVES_FOLDER),
+                )
+            )
         lines += self.problems
         length = input_length(self.session.source) if self.session.source else None
         if length is not None and 1 <= length <= 48:
             self.marker.setValue(length)
-            self.marker_label.setText(words["this_source"].format(n=length))
+            self.marker_label.setText(trf("this source: {n}", language, n=length))
             self.marker_label.setPos(length + 0.3, 12)
             self.marker.show()
             self.marker_label.show()
@@ -262,23 +301,33 @@ class WhyAttentionPanel(ConceptPanel):
                 for i in np.flatnonzero(c.lengths == length)
             ]
             if values:
-                lines.append(words["at_length"].format(n=length, values=", ".join(values)))
+                lines.append(
+                    trf("At input length {n}: {values}.", language, n=length, values=", ".join(values))
+                )
         else:
             self.marker.hide()
             self.marker_label.hide()
             if length is not None:
-                lines.append(words["not_measured"].format(n=length))
+                lines.append(
+                    trf(
+                        "The curves measure reverse: and sort: inputs of 1–48 characters; this source is {n} "
+                        "characters long.",
+                        language,
+                        n=length,
+                    )
+                )
         self.status.setText("<br>".join(lines))
 
-    def show_what_if_controls(self, words: dict[str, str]) -> None:
+    def show_what_if_controls(self) -> None:
+        language = self.session.language
         model = self.session.model
         capabilities = model.family.capabilities if model is not None else None
         supported = capabilities is not None and capabilities.supports("uniform_attention")
         interventions = self.session.interventions
-        self.what_if_label.setText(words["what_if"])
-        self.position_label.setText(words["position"])
+        self.what_if_label.setText(tr("What-if on the attention weights:", language))
+        self.position_label.setText(tr("position", language))
         for index, choice in enumerate(WHAT_IF_CHOICES):
-            self.what_if_choice.setItemText(index, words[choice])
+            self.what_if_choice.setItemText(index, what_if_name(choice, language))
         choice = choice_of(interventions)
         self.what_if_choice.blockSignals(True)
         self.what_if_choice.setCurrentIndex(WHAT_IF_CHOICES.index(choice))
@@ -297,35 +346,60 @@ class WhyAttentionPanel(ConceptPanel):
             self.position.setToolTip(repr(token))
         if not supported:
             name = model.family.display_name if model is not None else "—"
-            self.what_if_note.setText(words["what_if_unsupported"].format(model=name))
+            self.what_if_note.setText(
+                trf(
+                    "The what-ifs replace the attention weights of an RNN with attention; {model} has none "
+                    "to replace. Open one with the buttons below.",
+                    language,
+                    model=name,
+                )
+            )
             self.what_if_note.show()
         else:
             self.what_if_note.hide()
         if supported and choice != "as_trained":
-            what = words[choice]
+            what = what_if_name(choice, language)
             if choice == "attend_only":
                 what = f"{what} {self.position.value()}"
-            self.show_what_if(words["banner"].format(what=what))
+            self.show_what_if(
+                trf(
+                    "WHAT-IF: the decoder uses {what} at every step (the model's own weights are replaced)",
+                    language,
+                    what=what,
+                )
+            )
         else:
             self.show_what_if(None)
 
-    def show_model_buttons(self, words: dict[str, str]) -> None:
-        names = MODEL_NAMES.get(self.session.language, MODEL_NAMES["en"])
-        self.open_label.setText(words["open"])
+    def show_model_buttons(self) -> None:
+        language = self.session.language
+        self.open_label.setText(tr("Open:", language))
         loaded = self.session.model.path if self.session.model is not None else None
         for key, button in self.open_buttons.items():
             path = self.shipped_path(key)
-            button.setText(names[key])
+            button.setText(model_name(key, language))
             button.setEnabled(path.is_file() and (loaded is None or Path(loaded).resolve() != path.resolve()))
-            button.setToolTip(str(path) if path.is_file() else words["missing"].format(name=path.name))
+            missing = trf("{name} is not in this installation", language, name=path.name)
+            button.setToolTip(str(path) if path.is_file() else missing)
         partner = self.compare_partner()
         path = self.shipped_path(partner)
         self.compare_button.setText(
-            words["compare_transformer" if partner == "transformer" else "compare_rnn"]
+            tr(
+                "Compare with the Transformer"
+                if partner == "transformer"
+                else "Compare with the RNN with attention",
+                language,
+            )
         )
         self.compare_button.setEnabled(path.is_file())
         self.compare_button.setToolTip(
-            words["compare_tip"] if path.is_file() else words["missing"].format(name=path.name)
+            tr(
+                "Step both models on the same source, side by side: the RNN's alignment beside the "
+                "Transformer's cross-attention (the Compare page).",
+                language,
+            )
+            if path.is_file()
+            else trf("{name} is not in this installation", language, name=path.name)
         )
 
 

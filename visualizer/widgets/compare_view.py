@@ -24,13 +24,13 @@ from visualizer.widgets.timeline import Timeline
 
 SIDE_STYLE = "font-weight: bold; font-size: 11pt; padding: 2px"
 DIFFERENCE_COLORMAP = "CET-D1"  # diverging: blue where A < B, red where A > B
-B_WHAT_IF_CHOICES = (
-    ("none", "B: no what-if"),
-    ("no_positional", "B: without positional encoding"),
-    ("no_scaling", "B: without ÷√d_k"),
-    ("no_causal_mask", "B: without the causal mask"),
-    ("uniform_attention", "B: uniform attention (α = 1/S)"),
-    ("no_attention", "B: no attention (context zero)"),
+B_WHAT_IF_CHOICES = (  # the menu shows them as "B: …" (a translated template), the title bare
+    ("none", "no what-if"),
+    ("no_positional", "without positional encoding"),
+    ("no_scaling", "without ÷√d_k"),
+    ("no_causal_mask", "without the causal mask"),
+    ("uniform_attention", "uniform attention (α = 1/S)"),
+    ("no_attention", "no attention (context zero)"),
 )
 
 
@@ -73,7 +73,7 @@ class CompareView(QWidget):
         controls = QHBoxLayout()
         self.b_what_if = QComboBox()
         for name, text in B_WHAT_IF_CHOICES:
-            self.b_what_if.addItem(tr(text, a.language), name)
+            self.b_what_if.addItem(trf("B: {what_if}", a.language, what_if=tr(text, a.language)), name)
         self.b_what_if.currentIndexChanged.connect(self.on_b_what_if)
         controls.addWidget(self.b_what_if)
         self.status = QLabel()
@@ -104,7 +104,7 @@ class CompareView(QWidget):
 
     def on_language_changed(self, language: str) -> None:
         for index, (_name, text) in enumerate(B_WHAT_IF_CHOICES):
-            self.b_what_if.setItemText(index, tr(text, language))
+            self.b_what_if.setItemText(index, trf("B: {what_if}", language, what_if=tr(text, language)))
 
     def detach(self) -> None:
         self.subscriptions.close()
@@ -145,8 +145,7 @@ class CompareView(QWidget):
             what_if = ""
             if side == 1 and comparison.b_what_if.active:
                 english = dict(B_WHAT_IF_CHOICES)[self.b_what_if.currentData()]
-                chosen = tr(english, language).removeprefix("B: ").removeprefix("B：")
-                what_if = f" · {tr('what-if', language)}: {chosen}"
+                what_if = f" · {tr('what-if', language)}: {tr(english, language)}"
             title.setText(f"{letter}: {html.escape(name)}{what_if}")
         views = (comparison.a.attention(), comparison.b.attention())
         titles = (

@@ -25,7 +25,7 @@ from model.generation.decoding_settings import STRATEGIES
 from model.tasks.examples import CHOSEN, fresh_example, fresh_forms
 from model.tasks.synthetic import TASK_NAMES, format_date
 from visualizer.i18n import Translator
-from visualizer.state.coverage_text import describe
+from visualizer.state.findings import describe
 from visualizer.state.session import Session
 from visualizer.widgets.language_picker import LanguagePicker
 

@@ -4,34 +4,16 @@ afterwards (in grey) what the grid answers to."""
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from visualizer.i18n import tr, trf
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
 
-TEXT = {
-    "en": {
-        "instead": "Nothing generated yet: shown is <b>{shown}</b>, computed when the model read the "
-        "source. ",
-        "keys": "<b>→</b> one token · <b>Space</b> play · <b>End</b> run to the end",
-        "later": "click a head to enlarge it · hover a cell to read its weight",
-        "heads": " · <b>M</b> the mean of the heads",
-        "kinds": " · <b>1</b> … <b>{n}</b> the kinds of attention",
-        "none": "<b>→</b> one token · <b>←</b> back · <b>End</b> run to the end",
-        "words": " · <b>words</b>: pieces merged, keys summed, queries averaged (<b>W</b>)",
-    },
-    "zh": {
-        "instead": "还没有生成词元：这里显示的是模型读入输入时算好的<b>{shown}</b>。",
-        "keys": "<b>→</b> 生成一个词元 · <b>空格</b> 播放 · <b>End</b> 运行到结束",
-        "later": "点击一个头可放大 · 悬停在格子上可读出权重",
-        "heads": " · <b>M</b> 各头平均",
-        "kinds": " · <b>1</b> … <b>{n}</b> 切换注意力类型",
-        "none": "<b>→</b> 生成一个词元 · <b>←</b> 后退 · <b>End</b> 运行到结束",
-        "words": " · <b>按词显示</b>：子词已合并，键求和、查询取平均（<b>W</b>）",
-    },
-}
-
+if TYPE_CHECKING:
+    from model.interface import FamilyInfo
 
 BEFORE_STYLE = "color: #9ccc65; padding: 1px 4px;"  # green: the first thing to do
 AFTER_STYLE = "color: #8a8a8a; padding: 1px 4px;"  # grey: a reminder
@@ -65,34 +47,43 @@ class StepHint(QLabel):
 
     def refresh(self, *_args) -> None:
         session = self.session
-        words = TEXT.get(session.language, TEXT["en"])
+        language = session.language
         if session.snapshot is None:
             self.setText("")
             return
         if session.cursor >= 0:
-            later = reminder(words, session.snapshot.info) + (words["words"] if session.words else "")
+            later = reminder(session.snapshot.info, language)
+            if session.words:
+                later += tr(
+                    " · <b>words</b>: pieces merged, keys summed, queries averaged (<b>W</b>)", language
+                )
             if self.text() != later:  # a style sheet set on every step would re-polish
                 self.setStyleSheet(AFTER_STYLE)
                 self.setText(later)
             return
         if self.styleSheet() != BEFORE_STYLE:
             self.setStyleSheet(BEFORE_STYLE)
-        text = words["keys"]
+        text = tr("<b>→</b> one token · <b>Space</b> play · <b>End</b> run to the end", language)
         info = session.snapshot.info
         if session.shown_kind != session.kind:
             shown = html.escape(info.kind(session.shown_kind).title)
-            text = words["instead"].format(shown=shown) + text
+            instead = trf(
+                "Nothing generated yet: shown is <b>{shown}</b>, computed when the model read the source. ",
+                language,
+                shown=shown,
+            )
+            text = instead + text
         self.setText(text)
 
 
-def reminder(words: dict[str, str], info) -> str:
+def reminder(info: FamilyInfo, language: str) -> str:
     """What the grid answers to, naming only what this model has: the mean of several heads,
     the number keys of several kinds; the stepping keys for a model without attention."""
     if not info.has_attention:
-        return words["none"]
-    text = words["later"]
+        return tr("<b>→</b> one token · <b>←</b> back · <b>End</b> run to the end", language)
+    text = tr("click a head to enlarge it · hover a cell to read its weight", language)
     if info.max_heads > 1:
-        text += words["heads"]
+        text += tr(" · <b>M</b> the mean of the heads", language)
     if len(info.kinds) > 1:
-        text += words["kinds"].format(n=len(info.kinds))
+        text += trf(" · <b>1</b> … <b>{n}</b> the kinds of attention", language, n=len(info.kinds))
     return text

@@ -96,9 +96,13 @@ class Timeline(QScrollArea):
             button.setToolTip(
                 trf("step {n}: {token} ({how})", language, n=step + 1, token=repr(label), how=how)
             )
-        reason = {"eos": "■ end of sequence", "max_length": "■ stopped at the maximum length"}
-        ending = reason.get(snapshot.stop_reason, "") if snapshot else ""
-        self.ending.setText(tr(ending, self.session.language) if ending else "")
+        stop_reason = snapshot.stop_reason if snapshot else None
+        if stop_reason == "eos":
+            self.ending.setText(tr("■ end of sequence", self.session.language))
+        elif stop_reason == "max_length":
+            self.ending.setText(tr("■ stopped at the maximum length", self.session.language))
+        else:
+            self.ending.setText("")
         self.on_cursor_changed(self.session.cursor)
 
     def on_more_buttons(self) -> None:

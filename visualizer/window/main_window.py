@@ -213,6 +213,8 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.device_actions = QActionGroup(self)
         for device, label in (("auto", "Auto"), ("cpu", "CPU"), ("cuda", "CUDA")):
             action = device_menu.addAction(label)
+            if device == "auto":  # CPU and CUDA are names, the same in every language
+                self.translator.add(action.setText, "Auto")
             action.setCheckable(True)
             action.setData(device)
             if device == "cuda":  # the worker says whether CUDA exists once it has loaded torch
@@ -379,15 +381,11 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         model = self.session.model.name if self.session.model else ""
         language = self.session.language
         count = len(snapshot.steps)
-        step = f"第 {cursor + 1} / {count} 步" if language == "zh" else f"step {cursor + 1} of {count}"
+        step = trf("step {step} of {count}", language, step=cursor + 1, count=count)
         self.setWindowTitle(f"{tr('Attention Visualizer', language)} — {model} — {step}")
         shown = snapshot.output_text(cursor + 1)
         ahead = snapshot.output_text()[len(shown) :]
-        where = (
-            f"(第 {cursor + 1} 步，共 {len(snapshot.steps)} 步)"
-            if language == "zh"
-            else f"(step {cursor + 1} of {len(snapshot.steps)})"
-        )
+        where = trf("(step {step} of {count})", language, step=cursor + 1, count=count)
         self.output_label.show_output(tr("Output:", language), shown, ahead, where)
 
     def on_view_changed(self) -> None:

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QWidget
 from model.generation.decoding_settings import DecodingSettings
 from visualizer.i18n import tr, trf
 from visualizer.panels.registry import PANELS
-from visualizer.state.about_model import TEXT as ABOUT_TEXT
 from visualizer.state.about_model import about_html
 from visualizer.state.export_names import export_name, suggested_path
 from visualizer.state.session import COLORMAPS
@@ -337,7 +336,7 @@ class HelpMixin:
 
     def show_about_model(self) -> None:
         language = self.session.language
-        box = QMessageBox(QMessageBox.Icon.Information, ABOUT_TEXT[language]["title"], "", parent=self)
+        box = QMessageBox(QMessageBox.Icon.Information, tr("About this model", language), "", parent=self)
         box.setTextFormat(Qt.TextFormat.RichText)
         box.setText(about_html(self.session.model, language))
         box.exec()
