@@ -291,12 +291,17 @@ def as_json(values: np.ndarray) -> list:
     return [None if np.isnan(v) else pytest.approx(float(v), abs=1e-6) for v in values]
 
 
-def test_the_cli_writes_every_methods_scores_for_each_step(tiny_checkpoint_path, tmp_path, capsys):
+def test_the_cli_writes_every_methods_scores_for_each_step(tmp_path, capsys):
     import json
 
     from model.registry import open_model
+    from model.transformer.checkpoint import save_checkpoint
+    from tests.factories import small_model
     from visualizer.cli.attnviz import main
 
+    # random weights rarely write <eos>: a short model keeps "every step" to at most 15 of them
+    tiny_checkpoint_path = tmp_path / "short.safetensors"
+    save_checkpoint(tiny_checkpoint_path, *small_model(seed=1, max_len=16))
     out = tmp_path / "attribution.json"
     source = "reverse: abc"
     assert (
