@@ -14,7 +14,9 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
+from model.generation.engine import greedy_texts
 from model.interface import ModelFamily
 from model.tasks.evaluate import fitting
 from model.tasks.synthetic import MAX_INPUT_LEN, TEXT_TASKS, make_example
@@ -133,7 +135,7 @@ def measure_by_length(
         raise ValueError(f"the interval's half-width must be between 0 and 0.5, got {half_width}")
     if not 1 <= max_length <= MAX_INPUT_LEN:
         raise ValueError(f"the longest length must be 1..{MAX_INPUT_LEN}, got {max_length}")
-    decode = fitting(model.greedy_texts, model.tokenizer, model.info.max_source_len)
+    decode = fitting(partial(greedy_texts, model), model.tokenizer, model.info.max_source_len)
     curve = LengthCurve(task, model.info.display_name, name, seed, half_width)
     for length in range(1, max_length + 1):
         rng = random.Random(f"by-length-{seed}-{task}-{length}")  # a stream training never draws
