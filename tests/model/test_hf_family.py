@@ -284,7 +284,8 @@ def test_trace_of_a_folder_holds_the_documented_arrays(folders, families, tmp_pa
 def test_sinusoid_pairs_are_read_as_the_model_stores_them(families):
     """Marian stores all sines, then all cosines: pair i is dims i and i + d/2, and its
     wavelength, measured from the table, is the one Marian's formula gives."""
-    from model.probes.positions import EncodingTable, positional_table
+    from model.probes.position_runs import positional_table
+    from model.probes.positions import EncodingTable
 
     marian = families["marian"]
     table = EncodingTable("sinusoidal", positional_table(marian), marian.positional_layout())

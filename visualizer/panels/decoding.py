@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton
 
-from model.generation.decoding import DecodingSettings, filtered_distribution
+from model.generation.decoding_settings import DecodingSettings
 from model.generation.records import StepRecord
 from model.interface import Tokenizer
 from model.tasks.calibration import data_next_token, total_variation
@@ -28,6 +28,7 @@ from visualizer.panels.base import ConceptPanel
 from visualizer.panels.decoding_text import TEXT
 from visualizer.panels.registry import TITLES
 from visualizer.state.events import Subscriptions
+from visualizer.state.jobs import FilteredDistributionJob
 from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token
 
@@ -66,16 +67,15 @@ class Bars:
 
 def bar_data(
     step: StepRecord,
-    settings: DecodingSettings,
+    filtered: np.ndarray,
     tokenizer: Tokenizer,
     top: int = TOP,
     data: np.ndarray | None = None,
 ) -> Bars:
     """The top ``top`` tokens by the model's probability, then the chosen one and the data's
     candidates (``data``: [V] the task's own next-token distribution) where they rank below,
-    then the rest."""
+    then the rest. ``filtered``: [V] the step's distribution after the settings."""
     probs = np.asarray(step.probs, dtype=np.float64)
-    filtered = filtered_distribution(step.logits, settings)
     order = np.argsort(-probs, kind="stable")
     shown = [int(i) for i in order[:top]]
     if step.token_id not in shown:  # a forced or unlikely sampled token: give it its own bar
@@ -293,7 +293,9 @@ class DecodingPanel(ConceptPanel):
             self.hovered_step = None
         tokenizer = snapshot.tokenizer
         truth = data_next_token(snapshot.source, snapshot.output_text(session.cursor), tokenizer)
-        self.bars = bars = bar_data(step, session.settings, tokenizer, data=truth)
+        # the settings applied live to the shown step's logits (a cheap torch call, done now)
+        filtered = session.run_job(FilteredDistributionJob(step.logits, session.settings))
+        self.bars = bars = bar_data(step, filtered, tokenizer, data=truth)
         self.legend.setText(self.legend_text(with_data=truth is not None))
         self.draw_bars(bars, step.forced)
         token = html.escape(display_token(tokenizer.token_text(step.token_id)))

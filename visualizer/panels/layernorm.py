@@ -19,17 +19,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from model.probes.norm_stats import (
-    NormAffine,
-    PaddedBatchStats,
-    RecordedNorms,
-    norm_affine,
-    padded_batch_stats,
-    recorded_norms,
-)
+from model.probes.norm_records import NormAffine, PaddedBatchStats, RecordedNorms, recorded_norms
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.layernorm_text import SUBLAYER_NAMES, TEXT, WHAT_IF_NAMES, norm_text
 from visualizer.panels.registry import TITLES
+from visualizer.state.jobs import Job, NormAffineJob, PaddedBatchJob
 from visualizer.widgets.heatmap import BACKGROUND, display_token
 
 INPUT_COLOR = "#ffa040"  # the sum x + Sublayer(x) that goes into the LayerNorm
@@ -235,16 +229,16 @@ class LayerNormPanel(ConceptPanel):
         self.show_what_if(self.what_if_text())
         if snapshot is None:
             return
-        affine = self.ask(("layernorm", "affine"), affine_job)
+        affine = self.ask(("layernorm", "affine"), NormAffineJob())
         encoder = not snapshot.info.kind(session.kind).per_step
         norms = recorded_norms(snapshot, encoder, session.layer, session.cursor)
         info = snapshot.info
         self.sync_controls(encoder, info.layers_of("source" if encoder else "target"), norms.layer)
         self.show_recorded(norms, affine)
         key = ("layernorm", "padded-batch", snapshot.source, snapshot.interventions)
-        self.show_batch(self.ask(key, batch_job(snapshot.source, snapshot.interventions)))
+        self.show_batch(self.ask(key, PaddedBatchJob(snapshot.source, snapshot.interventions)))
 
-    def ask(self, key: tuple, job):
+    def ask(self, key: tuple, job: Job):
         """The answer to ``key`` if it has come; otherwise ask for it, once per loaded model."""
         session = self.session
         session.compute(key, job)  # asked once; a model load clears the answers, then it asks again
@@ -429,17 +423,3 @@ class LayerNormPanel(ConceptPanel):
         title(self.ln_mean_plot, text["ln_mean"].format(row=row), ln_legend)
         title(self.ln_std_plot, text["ln_std"].format(row=row), [])
         self.bn_std_plot.setLabel("bottom", text["feature"])
-
-
-# -- jobs, run on the worker thread ---------------------------------------------------------
-def affine_job(model, _snapshot) -> NormAffine:
-    return norm_affine(model)
-
-
-def batch_job(source: str, interventions):
-    """The padded-batch statistics for ``source``, as a job for ``session.compute``."""
-
-    def job(model, _snapshot) -> PaddedBatchStats:
-        return padded_batch_stats(model, source, interventions=interventions)
-
-    return job

@@ -13,10 +13,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from model.probes.relative_bias import BiasCurve, RelativeBias, relative_bias
+from model.probes.relative_bias import BiasCurve, RelativeBias
 from visualizer.i18n import tr
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import TITLES
+from visualizer.state.jobs import RelativeBiasJob
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 LABEL_COLOR = "#dddddd"
@@ -46,11 +47,6 @@ TEXT = {
         "head": "第 {n} 个头",
     },
 }
-
-
-def bias_job(tokens: list[str]):
-    """Runs on the worker: the model's bias curves and the shown source's matrix."""
-    return lambda model, _snapshot: relative_bias(model, tokens)
 
 
 class RelativeBiasPanel(ConceptPanel):
@@ -108,7 +104,7 @@ class RelativeBiasPanel(ConceptPanel):
             return
         tokens = list(snapshot.encoder.tokens)
         key = ("relative_bias", tuple(tokens))
-        self.session.compute(key, bias_job(tokens))
+        self.session.compute(key, RelativeBiasJob(tuple(tokens)))
         self.bias = self.session.computed.get(key)
         if self.bias is None:
             return

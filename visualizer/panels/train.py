@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
+from model.tasks.probe_trace import anti_diagonal
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import KeptResults
 from visualizer.panels.registry import TITLES
@@ -67,7 +68,7 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
         self.process = TrainingProcess(self)
-        self.tracer = ProbeTracer(self)
+        self.tracer = ProbeTracer(session.run_job, self)
         self.run: TrainingRun | None = None
         self.traces = KeptResults()
         self.traces.LIMIT = 256
@@ -438,8 +439,6 @@ class TrainPanel(TrainFilesMixin, ConceptPanel):
         (reversing), once there is one; then keep it, so that playing does not jump."""
         if self.head_chosen_by_user or self.diagonal_head is not None or kind != "cross":
             return
-        from model.tasks.probe import anti_diagonal
-
         line = anti_diagonal(trace, kind)
         if line.strength >= DIAGONAL_SHOWN:
             self.diagonal_head = (line.layer, line.head)

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from model.core.errors import CheckpointError
 from model.shipped import default_checkpoint_path
+from visualizer.state.jobs import ReadReplayJob
 from visualizer.state.training_run import REPLAY_FILTER, TrainingRun
 
 
@@ -27,11 +29,8 @@ class TrainFilesMixin:
             self.failure.setText(self.text("busy"))
             self.failure.show()
             return False
-        from model.core.errors import CheckpointError
-        from model.tasks.replay import read_replay
-
         try:
-            replay = read_replay(path)
+            replay = self.session.run_job(ReadReplayJob(path))
         except (CheckpointError, OSError, ValueError) as error:
             self.failure.setText(self.text("failed", message=str(error).splitlines()[0]))
             self.failure.show()
