@@ -104,7 +104,15 @@ class ComputeRequest:
     job: Job
 
 
-Request = LoadRequest | StartRequest | StepRequest | BranchRequest | DeviceRequest | ComputeRequest
+Request = (
+    LoadRequest
+    | StartRequest
+    | StepRequest
+    | BranchRequest
+    | DeviceRequest
+    | LanguageRequest
+    | ComputeRequest
+)
 
 
 # -- results, from the worker -------------------------------------------------------------
