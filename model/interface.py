@@ -324,17 +324,11 @@ class ModelFamily(ABC):
     ) -> TeacherForcedOutput:
         """Decode the padded targets ``tgt_in`` (B, T) (``<bos>`` + target) in one pass."""
 
-    def greedy_texts(self, sources: Sequence[str]) -> list[str]:
-        """Greedy outputs for many sources (``attnviz eval``). This default steps each source
-        through the engine without capture; a family may override it with a batched path."""
-        from model.generation.engine import GenerationEngine
-
-        outputs = []
-        for source in sources:
-            engine = GenerationEngine(self, source, capture=False)
-            engine.run_to_end()
-            outputs.append(engine.output_text())
-        return outputs
+    def batched_greedy_texts(self, sources: Sequence[str]) -> list[str] | None:
+        """Greedy outputs for many sources decoded together, for a family with a batched
+        decoder (``attnviz eval`` decodes thousands). None, the default: the caller
+        (``model.generation.engine.greedy_texts``) steps each source through the engine."""
+        return None
 
     # multilingual models (NLLB, mBART-50, M2M100): the language codes their tokenizer knows
     languages: Sequence[str] = ()

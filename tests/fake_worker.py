@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 
 from visualizer.state.session import Request, Session
-from visualizer.work.runner import ModelRunner
+from visualizer.work.runner import ModelRunner, run_job
 
 
 class FakeWorker:
@@ -20,6 +20,7 @@ class FakeWorker:
         self.runner.progress_report = session.apply  # a long job's progress arrives in line
         self.queue: deque[Request] = deque()
         session.request.connect(self.send)
+        session.run_job = run_job
 
     def send(self, request: Request) -> None:
         generation = getattr(request, "generation", None)

@@ -33,96 +33,12 @@ import torch
 import torch.nn.functional as F
 
 from model.attribution.methods import Cancelled, Progress
+from model.attribution.results import Head, HeadImportance, Sample, tasks_of
 from model.core.batching import encode_sources, pad_ids
 from model.interface import NO_INTERVENTIONS, Interventions, ModelFamily
-from model.tasks.coverage import TRAINED_ON
-from model.tasks.synthetic import TASK_NAMES, answers, make_example
+from model.tasks.synthetic import answers, make_example
 
-Head = tuple[str, int, int]  # (kind, layer, head), as ``Interventions.zeroed_heads`` names one
 BATCH = 64  # pairs per teacher-forced pass
-
-
-@dataclass(frozen=True)
-class Sample:
-    """The pairs importance is measured on.
-
-    ``target_ids``: each reference as the token ids the decoder should write, ``<eos>`` included
-    where the reference ends (an output the model cut off at its length limit has none).
-    """
-
-    sources: list[str]
-    references: list[str]
-    reference_kind: str  # "task": the tasks' answers; "model": the model's own greedy outputs
-    target_ids: tuple[tuple[int, ...], ...]
-
-    @classmethod
-    def of_texts(
-        cls, model: ModelFamily, sources: Sequence[str], references: Sequence[str], kind: str
-    ) -> Sample:
-        """References given as text: each ends with ``<eos>``."""
-        tokenizer = model.tokenizer
-        ids = tuple((*tokenizer.encode(text).ids, tokenizer.eos_id) for text in references)
-        return cls(list(sources), list(references), kind, ids)
-
-    def __post_init__(self) -> None:
-        if not self.sources or not len(self.sources) == len(self.references) == len(self.target_ids):
-            raise ValueError("give as many references as sources, at least one")
-        if any(not ids for ids in self.target_ids):
-            raise ValueError("a reference has no tokens")
-
-
-@dataclass(frozen=True)
-class HeadImportance:
-    kinds: tuple[str, ...]  # the kinds measured, in the family's order
-    titles: dict[str, str]  # kind → its title
-    ll_drop: dict[str, np.ndarray]  # kind → [L, H] nats per sequence
-    exact_match: dict[str, np.ndarray]  # kind → [L, H] share with that head zeroed
-    base_ll: float  # mean log-likelihood per sequence, nothing zeroed
-    base_exact_match: float
-    sample: Sample
-    prune_order: tuple[Head, ...]  # least important first
-    prune_exact_match: np.ndarray  # [N + 1] with the k least important heads zeroed
-    prune_ll: np.ndarray  # [N + 1]
-
-    @property
-    def n(self) -> int:
-        return len(self.sample.sources)
-
-    def pruned(self, k: int) -> frozenset[Head]:
-        """The k least important heads."""
-        return frozenset(self.prune_order[:k])
-
-    def most_important(self, count: int = 3) -> list[tuple[Head, float]]:
-        """The heads whose removal costs most log-likelihood, with that cost."""
-        ranked = [(head, self.drop(head)) for head in reversed(self.prune_order)]
-        return ranked[:count]
-
-    def drop(self, head: Head) -> float:
-        kind, layer, index = head
-        return float(self.ll_drop[kind][layer, index])
-
-    def to_json(self) -> dict:
-        return {
-            "n": self.n,
-            "reference_kind": self.sample.reference_kind,
-            "base_log_likelihood": self.base_ll,
-            "base_exact_match": self.base_exact_match,
-            "kinds": {
-                kind: {
-                    "title": self.titles[kind],
-                    "log_likelihood_drop": self.ll_drop[kind].tolist(),
-                    "exact_match": self.exact_match[kind].tolist(),
-                }
-                for kind in self.kinds
-            },
-            "prune": {
-                "order": [list(head) for head in self.prune_order],
-                "exact_match": self.prune_exact_match.tolist(),
-                "log_likelihood": self.prune_ll.tolist(),
-            },
-            "sources": self.sample.sources,
-            "references": self.sample.references,
-        }
 
 
 def unsupported(model: ModelFamily) -> str | None:
@@ -140,15 +56,6 @@ def unsupported(model: ModelFamily) -> str | None:
 def model_tasks(model: ModelFamily) -> list[str]:
     """The shipped tasks the model was trained on whose answers are exact (not ``pick``)."""
     return tasks_of(model.metadata)
-
-
-def tasks_of(metadata: object) -> list[str]:
-    """``model_tasks`` from a model's metadata (what the window knows of a model)."""
-    description = metadata.get(TRAINED_ON) if isinstance(metadata, dict) else None
-    tasks = description.get("tasks") if isinstance(description, dict) else None
-    if not isinstance(tasks, list):
-        return []
-    return [task for task in tasks if task in TASK_NAMES and task != "pick"]
 
 
 def task_sample(

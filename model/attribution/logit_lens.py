@@ -10,40 +10,13 @@ the model as trained: what-ifs are not applied.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from model.attribution.results import LogitLens
 from model.core.batching import encode_sources
 from model.interface import NO_INTERVENTIONS, ModelFamily
-
-
-@dataclass(frozen=True)
-class LogitLens:
-    step: int  # 0-based output step
-    read_tokens: list[str]  # what the decoder read up to this step: <bos>, then the outputs before
-    written: str  # the token the model wrote at this step
-    written_id: int
-    top_ids: np.ndarray  # [L, k] the k most likely tokens after each layer, most likely first
-    top_tokens: list[list[str]]  # [L][k]
-    top_probs: np.ndarray  # [L, k]
-    written_probs: np.ndarray  # [L] the written token's probability after each layer
-    written_ranks: np.ndarray  # [L] its rank (1 = the most likely)
-
-    @property
-    def layers(self) -> int:
-        return len(self.top_tokens)
-
-    def first_layer_with_answer(self) -> int | None:
-        """The first layer (0-based) from which on the written token stays the most likely."""
-        first = None
-        for layer in range(self.layers):
-            if self.written_ranks[layer] == 1:
-                first = layer if first is None else first
-            else:
-                first = None
-        return first
 
 
 def unsupported(model: ModelFamily) -> str | None:

@@ -33,114 +33,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
-from typing import Literal
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from model.attribution.ranks import spearman
+from model.attribution.results import (  # noqa: F401 (METHODS re-exported: where readers look)
+    ATTENTION_METHODS,
+    GRADIENT_METHODS,
+    METHODS,
+    SIGNED,
+    Attribution,
+    AttributionSettings,
+)
 from model.attribution.rollout import decoder_rollout, encoder_rollout
 from model.core.gradients import differentiable
 from model.interface import NO_INTERVENTIONS, EncodeOutput, Interventions, ModelFamily, TeacherForcedOutput
 
-ATTENTION_METHODS = ("attention_head", "attention_layer", "rollout")
-GRADIENT_METHODS = ("gradient_x_input", "integrated_gradients")
-METHODS = (*ATTENTION_METHODS, *GRADIENT_METHODS, "occlusion")
-SIGNED = frozenset((*GRADIENT_METHODS, "occlusion"))
 OCCLUSION_CHUNK = 32  # occluded copies of the source per forward pass
 COMPLETENESS = 0.01  # integrated gradients: |Σ scores − (f(x) − f(x'))| / |f(x) − f(x')| to reach
 REFINEMENTS = 3  # times the number of points may double to reach it (32 → 256)
 Progress = Callable[[int, int, str], None]  # (done, total, what is being done)
+DEFAULT_SETTINGS = AttributionSettings()  # frozen: one default shared by every call
 
 
 class Cancelled(Exception):
     """The caller asked to stop; nothing was returned."""
-
-
-@dataclass(frozen=True)
-class AttributionSettings:
-    layer: int | None = None  # the chosen head's layer (decoder layer, 0-based); None: the last
-    head: int = 0
-    ig_steps: int = 32  # quadrature nodes of integrated gradients
-    occlusion: Literal["unk", "remove"] = "unk"
-    baseline: Literal["pad", "zero"] = "pad"  # integrated gradients' starting point
-    methods: tuple[str, ...] = METHODS
-
-    def __post_init__(self) -> None:
-        unknown = set(self.methods) - set(METHODS)
-        if unknown:
-            raise ValueError(f"unknown attribution methods {sorted(unknown)}; known: {', '.join(METHODS)}")
-        if not 1 <= self.ig_steps <= 1024:
-            raise ValueError("integrated gradients needs 1 to 1024 steps")
-        if self.occlusion not in ("unk", "remove"):
-            raise ValueError("occlusion is 'unk' or 'remove'")
-        if self.baseline not in ("pad", "zero"):
-            raise ValueError("the integrated-gradients baseline is 'pad' or 'zero'")
-
-
-@dataclass(frozen=True)
-class Attribution:
-    source_tokens: list[str]  # [S]
-    read_tokens: list[str]  # [T] what the decoder read at each step: <bos>, then the outputs before
-    output_tokens: list[str]  # [T] what it wrote
-    output_ids: np.ndarray  # [T]
-    steps: tuple[int, ...]  # the steps computed; other rows are NaN
-    logprob: np.ndarray  # [T] f_t
-    baseline_logprob: np.ndarray  # [T] f_t at the integrated-gradients baseline (NaN if not computed)
-    scores: dict[str, np.ndarray]  # method → [T, S + T]
-    agreement: dict[str, np.ndarray]  # method → [T, L, H] (cross-attention heads)
-    settings: AttributionSettings
-    layer: int | None  # the chosen head's layer, resolved (None without attention)
-    unavailable: dict[str, str] = field(default_factory=dict)  # method → why this model has none
-    occlusion_mode: str = "unk"  # what occlusion did: "unk" or "remove"
-    ig_steps_used: int = 0  # integrated gradients' points after refinement (0: not computed)
-    completeness_gap: np.ndarray | None = None  # [T] |Σ IG − (f(x) − f(x'))| / |f(x) − f(x')|
-
-    @property
-    def n_source(self) -> int:
-        return len(self.source_tokens)
-
-    def source_scores(self, method: str, step: int) -> np.ndarray:
-        """[S] a method's scores of the source tokens at ``step``."""
-        return self.scores[method][step, : self.n_source]
-
-    def target_scores(self, method: str, step: int) -> np.ndarray:
-        """[step + 1] a method's scores of the tokens read up to ``step``."""
-        return self.scores[method][step, self.n_source : self.n_source + step + 1]
-
-    def to_json(self) -> dict:
-        """Plain data: every computed step, NaN written as null."""
-
-        def plain(values: np.ndarray) -> list:
-            return [None if not np.isfinite(v) else float(v) for v in np.asarray(values, dtype=float)]
-
-        steps = []
-        for t in self.steps:
-            steps.append(
-                {
-                    "step": t,
-                    "token": self.output_tokens[t],
-                    "token_id": int(self.output_ids[t]),
-                    "logprob": float(self.logprob[t]),
-                    "baseline_logprob": plain([self.baseline_logprob[t]])[0],
-                    "completeness_gap": (
-                        plain([self.completeness_gap[t]])[0] if self.completeness_gap is not None else None
-                    ),
-                    "source": {m: plain(self.source_scores(m, t)) for m in self.scores},
-                    "target": {m: plain(self.target_scores(m, t)) for m in self.scores},
-                    "agreement": {m: [plain(row) for row in self.agreement[m][t]] for m in self.agreement},
-                }
-            )
-        return {
-            "source_tokens": self.source_tokens,
-            "read_tokens": self.read_tokens,
-            "output_tokens": self.output_tokens,
-            "settings": asdict(self.settings)
-            | {"layer": self.layer, "occlusion": self.occlusion_mode, "ig_steps_used": self.ig_steps_used},
-            "unavailable": self.unavailable,
-            "steps": steps,
-        }
 
 
 @dataclass
@@ -211,7 +130,7 @@ def attribute(
     source: str,
     output_ids: Sequence[int],
     steps: Sequence[int] | None = None,
-    settings: AttributionSettings = AttributionSettings(),
+    settings: AttributionSettings = DEFAULT_SETTINGS,
     interventions: Interventions = NO_INTERVENTIONS,
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,

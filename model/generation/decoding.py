@@ -9,7 +9,6 @@ a ``step_fn`` and records the whole tree it explored.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
@@ -17,6 +16,7 @@ from torch import Tensor
 
 # torch-free, so that the window can show the settings before torch is imported
 from model.generation.decoding_settings import STRATEGIES, DecodingSettings, Strategy  # noqa: F401
+from model.generation.records import BeamNode, BeamResult
 
 
 def next_token_distribution(logits: Tensor, settings: DecodingSettings) -> tuple[Tensor, Tensor]:
@@ -80,35 +80,6 @@ def step_generator(seed: int, position: int) -> torch.Generator:
     generator = torch.Generator()
     generator.manual_seed(seed * 1_000_003 + position)
     return generator
-
-
-@dataclass
-class BeamNode:
-    id: int
-    parent: int | None  # None for the root (the <bos> start)
-    token: int  # -1 for the root
-    step: int  # the output position this token fills; -1 for the root
-    logprob: float  # cumulative log-probability of the hypothesis up to this token
-    status: str  # "kept" (was in the beam), "finished" (ended with <eos>), "pruned"
-
-
-@dataclass
-class BeamResult:
-    nodes: list[BeamNode] = field(default_factory=list)
-    best: list[int] = field(default_factory=list)  # token ids of the best hypothesis, <eos> included
-    best_node: int = 0
-
-    def path(self, node_id: int) -> list[int]:
-        """Token ids from the root to ``node_id``."""
-        tokens = []
-        node = self.nodes[node_id]
-        while node.parent is not None:
-            tokens.append(node.token)
-            node = self.nodes[node.parent]
-        return tokens[::-1]
-
-    def to_dict(self) -> dict:
-        return {"best": self.best, "best_node": self.best_node, "nodes": [asdict(n) for n in self.nodes]}
 
 
 StepFn = Callable[[list[int], list[int], object], tuple[Tensor, object]]

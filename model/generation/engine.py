@@ -14,6 +14,7 @@ position t and chooses ``out[t]``. A causal kind's row at step t covers position
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,6 +186,24 @@ class GenerationEngine:
             prefix=prefix,
             prefix_logprobs=prefix_logprobs,
         )
+
+
+def greedy_texts(model: ModelFamily, sources: Sequence[str]) -> list[str]:
+    """Greedy outputs for many sources (``attnviz eval``): the family's batched decoder where it
+    has one, else each source stepped through the engine."""
+    batched = model.batched_greedy_texts(sources)
+    return batched if batched is not None else engine_greedy_texts(model, sources)
+
+
+def engine_greedy_texts(model: ModelFamily, sources: Sequence[str]) -> list[str]:
+    """Greedy outputs, each source stepped through the engine without capture: what any family
+    can do, and what a family's batched decoder must agree with."""
+    outputs = []
+    for source in sources:
+        engine = GenerationEngine(model, source, capture=False)
+        engine.run_to_end()
+        outputs.append(engine.output_text())
+    return outputs
 
 
 def check_source(model: ModelFamily, source: str) -> None:

@@ -7,12 +7,13 @@ encoder record holds the kinds whose queries are source positions, full matrices
 ``[layers, heads, S, S]``; each step record holds the kinds whose queries are decoder
 positions, the one new query row ``[layers, heads, keys]``. So memory grows with
 steps × length, never steps × length². Extras (the Transformer's ``norms``) are optional.
+A beam search's whole tree (``BeamResult``) is recorded beside the steps it chose.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,7 +21,6 @@ import numpy as np
 from model.generation.decoding_settings import DecodingSettings
 
 if TYPE_CHECKING:
-    from model.generation.decoding import BeamResult
     from model.interface import FamilyInfo, Interventions, Tokenizer
 
 
@@ -48,6 +48,36 @@ class StepRecord:
     attention: Mapping[str, np.ndarray]  # target-query kind → [L, H, keys] the new query's row
     extras: Mapping[str, np.ndarray]  # optional: "norms" [L, sublayers, 4], ...
     seconds: float  # wall time of the decoder step, capture included
+
+
+# -- a beam search's tree (``model.generation.decoding.beam_search`` grows it) -----------------
+@dataclass
+class BeamNode:
+    id: int
+    parent: int | None  # None for the root (the <bos> start)
+    token: int  # -1 for the root
+    step: int  # the output position this token fills; -1 for the root
+    logprob: float  # cumulative log-probability of the hypothesis up to this token
+    status: str  # "kept" (was in the beam), "finished" (ended with <eos>), "pruned"
+
+
+@dataclass
+class BeamResult:
+    nodes: list[BeamNode] = field(default_factory=list)
+    best: list[int] = field(default_factory=list)  # token ids of the best hypothesis, <eos> included
+    best_node: int = 0
+
+    def path(self, node_id: int) -> list[int]:
+        """Token ids from the root to ``node_id``."""
+        tokens = []
+        node = self.nodes[node_id]
+        while node.parent is not None:
+            tokens.append(node.token)
+            node = self.nodes[node.parent]
+        return tokens[::-1]
+
+    def to_dict(self) -> dict:
+        return {"best": self.best, "best_node": self.best_node, "nodes": [asdict(n) for n in self.nodes]}
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
+from model.generation.forced_records import TeacherForcedRecord
 from model.generation.records import GenerationSnapshot
 from model.interface import NO_INTERVENTIONS, FamilyInfo, Tokenizer
-from model.probes.teacher_forcing import TeacherForcedRecord
 
 TRACE_VERSION = 1
 

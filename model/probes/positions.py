@@ -1,5 +1,6 @@
-"""Positional encoding, as plain numpy: what a family adds at each position, and the arithmetic
-the positional-encoding panel shows (wavelengths, the binary analogy, PE·PEᵀ, the swap what-if).
+"""Positional encoding, as plain numpy: the arithmetic the positional-encoding panel shows
+(wavelengths, the binary analogy, PE·PEᵀ, the swap what-if's permutation). No torch: the panel
+draws with these on the GUI thread; ``model.probes.position_runs`` asks the live model.
 
 The what-if runs the encoder on the source and on the source with two characters swapped,
 with and without positional encoding. Without it the encoder cannot tell order: the swapped
@@ -9,27 +10,9 @@ source's attention is the original's with rows and columns permuted, ``A' = P A 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
-import torch
-
-from model.generation.engine import record_encoder
-from model.interface import Interventions, ModelFamily
-
-
-@torch.no_grad()
-def positional_table(model: ModelFamily) -> np.ndarray:
-    """[positions, d_model] the encoding the model adds at each position it can read.
-
-    Families with absolute positions (sinusoidal or learned) give their own table, never a
-    formula re-typed here; others have none to give.
-    """
-    table = model.positional_table()
-    if table is None:
-        scheme = model.info.capabilities.positional
-        raise ValueError(f"{model.info.display_name} adds no position table (its positions: {scheme})")
-    return table.detach().float().cpu().numpy()
 
 
 @dataclass(frozen=True)
@@ -127,25 +110,3 @@ class SwapComparison:
     permutation: np.ndarray  # [S]
     with_pe: tuple[np.ndarray, np.ndarray]  # (original, swapped), each [L_enc, H, S, S]
     without_pe: tuple[np.ndarray, np.ndarray]
-
-
-def compare_swap(
-    source: str, a: int, b: int, interventions: Interventions, model, _snapshot
-) -> SwapComparison:
-    """Runs on the worker: the encoder on both sources, with and without positional encoding."""
-    swapped = swap_chars(source, a, b)
-    kind = next(k.name for k in model.info.kinds if not k.per_step)  # the encoder's self-attention
-    runs = {}
-    for no_positional in (False, True):
-        chosen = replace(interventions, no_positional=no_positional)
-        _, original = record_encoder(model, source, chosen)
-        _, changed = record_encoder(model, swapped, chosen)
-        runs[no_positional] = (original, changed)
-    original, changed = runs[False]
-    return SwapComparison(
-        list(original.tokens),
-        list(changed.tokens),
-        swap_permutation(len(original.tokens), a, b),
-        (original.attention[kind], changed.attention[kind]),
-        (runs[True][0].attention[kind], runs[True][1].attention[kind]),
-    )

@@ -35,7 +35,7 @@ from model.interface import (
     TeacherForcedOutput,
 )
 from model.rnn.config import RNNConfig
-from model.rnn.model import RNNEncoded, RNNSeq2Seq
+from model.rnn.model import RNNEncoded, RNNSeq2Seq, greedy_decode_batch
 
 FAMILY = "rnn"
 ALIGNMENT_TITLES = {
@@ -164,10 +164,8 @@ class RNNFamily(ModelFamily):
         out = self.model.step(tokens, state, batched, self.weights_override(interventions, batched.pad_mask))
         return torch.log_softmax(out.logits, dim=-1), [out.state]
 
-    def greedy_texts(self, sources: Sequence[str]) -> list[str]:
+    def batched_greedy_texts(self, sources: Sequence[str]) -> list[str]:
         """Many sources at once, batched (as training evaluates)."""
-        from model.rnn.model import greedy_decode_batch
-
         return greedy_decode_batch(self.model, self.tokenizer, list(sources))
 
     @no_grad_unless_differentiating

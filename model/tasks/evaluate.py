@@ -15,12 +15,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import torch
 import torch.nn.functional as F
 
-from model.core.batching import encode_sources, training_batch
+from model.core.batching import training_batch
 from model.core.tokenizer import CharTokenizer
+from model.generation.engine import greedy_texts
 from model.interface import ModelFamily
 from model.tasks.synthetic import (
     DATE_FORMS,
@@ -35,6 +37,7 @@ from model.tasks.synthetic import (
     pick_distribution,
     split_source,
 )
+from model.transformer.greedy import greedy_decode_batch
 from model.transformer.model import Transformer
 
 LENGTH_BUCKETS: tuple[tuple[int, int], ...] = tuple((lo, lo + 7) for lo in range(1, MAX_INPUT_LEN, 8))
@@ -54,32 +57,6 @@ TARGETS: dict[str, float] = {
 
 Decode = Callable[[list[str]], list[str]]
 Score = Callable[[list[str], list[str]], list[float]]  # log p(target + <eos> | source)
-
-
-@torch.no_grad()
-def greedy_decode_batch(
-    model: Transformer, tokenizer: CharTokenizer, sources: Sequence[str], max_new_tokens: int | None = None
-) -> list[str]:
-    """Greedy outputs for many sources at once, stepping with the KV cache."""
-    device = next(model.parameters()).device
-    src, src_pad = encode_sources(tokenizer, sources, device)
-    encoded = model.encode(src, src_pad)
-    cache = model.start_cache(encoded)
-    # as many as the engine takes: the decoder reads <bos> and max_len - 1 outputs, so max_len come out
-    limit = model.config.max_len if max_new_tokens is None else max_new_tokens
-    token = torch.full((len(sources), 1), tokenizer.bos_id, dtype=torch.long, device=device)
-    finished = torch.zeros(len(sources), dtype=torch.bool, device=device)
-    chosen = []
-    for _ in range(limit):
-        out = model.decode(token, encoded, cache)
-        cache = out.cache
-        token = out.logits[:, -1].argmax(-1, keepdim=True)  # (B, 1)
-        chosen.append(token)
-        finished |= token[:, 0] == tokenizer.eos_id
-        if finished.all():
-            break
-    ids = torch.cat(chosen, dim=1).tolist()
-    return [tokenizer.decode(row) for row in ids]
 
 
 @torch.no_grad()
@@ -315,12 +292,13 @@ def evaluate_model(
     tasks: Sequence[str] = TASK_NAMES,
     per_form: bool = True,
 ) -> EvalReport:
-    """Any loaded model, through its family's ``greedy_texts`` (``attnviz eval``)."""
+    """Any loaded model (``attnviz eval``), through ``greedy_texts``: its family's batched
+    decoder, or the engine."""
 
     def score(sources: list[str], targets: list[str]) -> list[float]:
         return family_logprobs(model, sources, targets)
 
-    decode = fitting(model.greedy_texts, model.tokenizer, model.info.max_source_len)
+    decode = fitting(partial(greedy_texts, model), model.tokenizer, model.info.max_source_len)
     return evaluate_with(decode, score, n_per_task, seed, batch_size, tasks, per_form)
 
 

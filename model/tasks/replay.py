@@ -34,6 +34,7 @@ from model.transformer.checkpoint import (
     build,
     empty_model,
     parse_header,
+    save_checkpoint,
     stored_tensors,
 )
 from model.transformer.family import TransformerFamily
@@ -134,6 +135,11 @@ class Replay:
         return build(
             self.path, empty_model(config), tokenizer, info, self.tensors[index], torch_device, notice
         )
+
+    def write_checkpoint(self, index: int, path: Path) -> None:
+        """Snapshot ``index`` written as a checkpoint file, for the rest of the app to open."""
+        family = self.family(index)
+        save_checkpoint(path, family.model, family.tokenizer, family.metadata)
 
 
 def open_last_snapshot(path: str | Path, device: str = "auto") -> TransformerFamily:

@@ -27,7 +27,9 @@ from model.interface import (
     TeacherForcedOutput,
 )
 from model.transformer.config import Interventions, TransformerConfig
+from model.transformer.greedy import greedy_decode_batch
 from model.transformer.model import EncoderOutput, KVCache, LayerCapture, Transformer
+from model.transformer.one_token import decode_one
 
 FAMILY = "transformer"
 NORM_STATS = ("in_mean", "in_std", "out_mean", "out_std")  # as model.probes.norm_stats reads them
@@ -123,8 +125,8 @@ class TransformerFamily(ModelFamily):
         interventions: Interventions,
         capture: bool,
     ) -> StepOutput:
-        out = self.model.decode_one(
-            token_id, encoded.state, cache, capture=capture, interventions=interventions
+        out = decode_one(
+            self.model, token_id, encoded.state, cache, capture=capture, interventions=interventions
         )
         step = StepOutput(out.logits, out.cache)
         rows = out.rows
@@ -181,10 +183,8 @@ class TransformerFamily(ModelFamily):
             extras={"norms": norm_stats_of(layers)},  # (B, L, 3, 4, T)
         )
 
-    def greedy_texts(self, sources: Sequence[str]) -> list[str]:
+    def batched_greedy_texts(self, sources: Sequence[str]) -> list[str]:
         """Many sources at once, batched with the KV cache (as training evaluates)."""
-        from model.tasks.evaluate import greedy_decode_batch
-
         return greedy_decode_batch(self.model, self.tokenizer, list(sources))
 
     # -- what some panels ask beyond the interface's core ----------------------------------

@@ -390,25 +390,6 @@ class Transformer(nn.Module):
         new_cache = KVCache(self_k, self_v, cache.cross_k, cache.cross_v)
         return DecoderOutput(logits, new_cache, layers, final_norm)
 
-    def decode_one(
-        self,
-        token_id: int,
-        encoded: EncoderOutput,
-        cache: KVCache,
-        *,
-        capture: bool = False,
-        interventions: Interventions = NO_INTERVENTIONS,
-    ) -> NextToken:
-        """``decode`` of one new token for one unpadded source (B = 1): a generation step.
-
-        The same arithmetic in fewer, cheaper operations, written apart in
-        ``model/transformer/one_token.py`` so that this file reads as the paper's model; a test
-        (tests/model/test_decode_one.py) keeps the two equal.
-        """
-        from model.transformer.one_token import decode_one  # beside this module, which it imports
-
-        return decode_one(self, token_id, encoded, cache, capture=capture, interventions=interventions)
-
     def forward(self, src: Tensor, tgt: Tensor, src_pad_mask: Tensor, tgt_pad_mask: Tensor) -> Tensor:
         """Training pass: logits (B, T, V) for every target position at once."""
         encoded = self.encode(src, src_pad_mask)

@@ -2,8 +2,9 @@
 
 A generation step of a small model costs per-operation dispatch far more than arithmetic,
 so this does ``decode``'s arithmetic in fewer, cheaper operations (see ``decode_one``'s
-docstring). ``model.py`` stays the readable model; this module is its fast twin, and
-tests/model/test_decode_one.py keeps the two equal.
+docstring). ``model.py`` stays the readable model and knows nothing of this module; this one
+is its fast twin, reading the model's weights, which the family calls for every generation
+step. tests/model/test_decode_one.py keeps the two equal.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from model.generation.engine import greedy_texts
 from model.tasks.by_length import MAX_PER_LENGTH, ROUND, LengthCurve, measure_by_length, wilson_interval
 from model.tasks.synthetic import split_source
 from model.transformer.checkpoint import load_checkpoint
@@ -26,7 +27,7 @@ class Scripted:
         self.tokenizer = default_tokenizer()
         self.info = SimpleNamespace(max_source_len=64, display_name="scripted")
 
-    def greedy_texts(self, sources):
+    def batched_greedy_texts(self, sources):
         outputs = []
         for source in sources:
             text = split_source(source)[1]
@@ -63,9 +64,9 @@ def test_the_examples_have_exactly_the_length_measured():
     seen = []
 
     class Recording(Scripted):
-        def greedy_texts(self, sources):
+        def batched_greedy_texts(self, sources):
             seen.extend(len(split_source(s)[1]) for s in sources)
-            return super().greedy_texts(sources)
+            return super().batched_greedy_texts(sources)
 
     measure_by_length(Recording(good_up_to=48), "reverse", max_length=3)
     assert seen == [1] * ROUND + [2] * ROUND + [3] * ROUND
@@ -89,7 +90,7 @@ def test_real_models_of_both_families_are_measured(tiny_checkpoint_path, tmp_pat
 
         rng = random.Random("by-length-3-reverse-1")
         examples = [make_example("reverse", rng, length=1) for _ in range(curve.rows[0].n)]
-        outputs = family.greedy_texts([e.source for e in examples])
+        outputs = greedy_texts(family, [e.source for e in examples])
         assert curve.rows[0].correct == sum(o == e.target for o, e in zip(outputs, examples, strict=True))
 
 

@@ -1,10 +1,11 @@
-"""``Transformer.decode_one``, the generation step's lean path, equals the general ``decode``."""
+"""``decode_one``, the generation step's lean path, equals the general ``decode``."""
 
 import pytest
 import torch
 
 from model.core.batching import encode_sources
 from model.transformer.model import Interventions
+from model.transformer.one_token import decode_one
 from tests.factories import small_model
 
 INTERVENTIONS = [
@@ -30,7 +31,7 @@ def test_decode_one_equals_decode_step_by_step(placement, positional, interventi
                 torch.tensor([[token]]), encoded, general, capture=True, interventions=interventions
             )
             for capture in (True, False):
-                step = model.decode_one(token, encoded, lean, capture=capture, interventions=interventions)
+                step = decode_one(model, token, encoded, lean, capture=capture, interventions=interventions)
                 torch.testing.assert_close(step.logits, reference.logits[0, -1], rtol=1e-5, atol=1e-5)
                 for ours, theirs in zip(
                     step.cache.self_k + step.cache.self_v,
@@ -39,7 +40,7 @@ def test_decode_one_equals_decode_step_by_step(placement, positional, interventi
                 ):
                     torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6)
                 assert (step.rows is not None) == capture
-            rows = model.decode_one(token, encoded, lean, capture=True, interventions=interventions).rows
+            rows = decode_one(model, token, encoded, lean, capture=True, interventions=interventions).rows
             layers = reference.layers
             assert rows.dec_self.shape == (2, 4, position + 1)
             for index, layer in enumerate(layers):
@@ -59,4 +60,4 @@ def test_decode_one_refuses_training_mode():
     encoded = model.encode(src, pad)
     model.train()
     with pytest.raises(RuntimeError, match="eval"):
-        model.decode_one(tokenizer.bos_id, encoded, model.start_cache(encoded))
+        decode_one(model, tokenizer.bos_id, encoded, model.start_cache(encoded))

@@ -191,9 +191,9 @@ def test_evaluation_runs_on_any_family(toy, tiny_checkpoint):
     batched = evaluate_model(tiny_checkpoint, n_per_task=3, seed=2, per_form=False)
     assert batched.failures == evaluate(tiny_checkpoint.model, tiny_checkpoint.tokenizer, 3, seed=2).failures
     sources = [source for source, _, got in batched.failures if got != TOO_LONG][:3]
-    from model.interface import ModelFamily
+    from model.generation.engine import engine_greedy_texts
 
-    assert tiny_checkpoint.greedy_texts(sources) == ModelFamily.greedy_texts(tiny_checkpoint, sources)
+    assert tiny_checkpoint.batched_greedy_texts(sources) == engine_greedy_texts(tiny_checkpoint, sources)
 
 
 def test_kind_words_resolve_to_each_family_s_kinds(toy, tiny_checkpoint):

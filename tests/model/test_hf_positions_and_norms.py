@@ -33,7 +33,8 @@ def test_positional_tables_are_read_from_the_weights(hf_families):
 def test_sinusoid_pairs_are_read_as_the_model_stores_them(hf_families):
     """Marian stores all sines, then all cosines: pair i is dims i and i + d/2, and its
     wavelength, measured from the table, is the one Marian's formula gives."""
-    from model.probes.positions import EncodingTable, positional_table
+    from model.probes.position_runs import positional_table
+    from model.probes.positions import EncodingTable
 
     marian = hf_families["marian"]
     table = EncodingTable("sinusoidal", positional_table(marian), marian.positional_layout())

@@ -19,7 +19,8 @@ from model.registry import open_model
 from model.tasks import live
 from model.tasks.evaluate import evaluate_pairs
 from model.tasks.live import Control, exact_match, held_out_pairs, live_recipe, run
-from model.tasks.probe import ProbeTrace, anti_diagonal, trace_probe
+from model.tasks.probe import trace_probe
+from model.tasks.probe_trace import ProbeTrace, anti_diagonal
 from model.tasks.recipes import RECIPES
 from model.tasks.replay import read_replay
 from model.tasks.train import accumulate_gradients, build_model, default_tokenizer, draw_training_examples

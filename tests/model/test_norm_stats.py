@@ -8,16 +8,8 @@ import torch
 
 from model.core.batching import encode_sources
 from model.generation.engine import GenerationEngine
-from model.probes.norm_stats import (
-    DECODER_SUBLAYERS,
-    ENCODER_SUBLAYERS,
-    batch_norm_stats,
-    half_source,
-    layer_norm_stats,
-    norm_affine,
-    padded_batch_stats,
-    recorded_norms,
-)
+from model.probes.norm_records import DECODER_SUBLAYERS, ENCODER_SUBLAYERS, half_source, recorded_norms
+from model.probes.norm_stats import batch_norm_stats, layer_norm_stats, norm_affine, padded_batch_stats
 from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
 from model.transformer.model import NO_INTERVENTIONS, Interventions
 from tests.factories import small_family

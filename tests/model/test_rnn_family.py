@@ -124,7 +124,7 @@ def test_the_rnn_without_attention_opens_steps_and_traces_with_no_attention_arra
     engine = GenerationEngine(plain, SOURCE)
     engine.run_to_end()
     assert all(step.attention == {} for step in engine.steps)
-    assert engine.output_text() == plain.greedy_texts([SOURCE])[0]  # the batched decoder agrees
+    assert engine.output_text() == plain.batched_greedy_texts([SOURCE])[0]  # the batched decoder agrees
     n = 5
     [item] = teacher_force_batch(plain, [SOURCE], [engine.output_ids[:n]])
     np.testing.assert_allclose(item.logits[:n], np.stack([s.logits for s in engine.steps[:n]]), atol=1e-4)

@@ -4,7 +4,7 @@ numbers (computed here again, directly), and their controls act on the live mode
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
@@ -16,7 +16,10 @@ from model.generation.engine import GenerationEngine
 from model.interface import NO_INTERVENTIONS
 from model.transformer.checkpoint import load_checkpoint
 from tests.waits import EVENT_MS
-from visualizer.panels.attribution import AGREEMENT_METHODS, Stopped, attribution_job, scaled_rows
+from visualizer.panels.attribution import AGREEMENT_METHODS, Stopped, scaled_rows
+from visualizer.state.jobs import AttributionJob
+from visualizer.work import jobs
+from visualizer.work.runner import run_job
 
 
 def panel_of(harness, key):
@@ -88,10 +91,19 @@ def test_attribution_page_shows_every_method_of_the_shown_step(harness, tiny_che
     harness.qtbot.waitUntil(lambda: panel.result.settings.ig_steps == 8, timeout=EVENT_MS)
 
 
-def test_stop_leaves_the_page_stopped_until_asked_again(harness):
+@dataclass(frozen=True)
+class HoldTheWorker:
+    """A job that keeps the worker busy until ``gate`` opens."""
+
+    gate: threading.Event
+
+
+def test_stop_leaves_the_page_stopped_until_asked_again(harness, monkeypatch):
     stepped(harness, 2)
     gate = threading.Event()
-    harness.session.compute(("hold the worker",), lambda _model, _snapshot: gate.wait(EVENT_MS / 1000))
+    hold = EVENT_MS / 1000
+    monkeypatch.setitem(jobs.JOBS, HoldTheWorker, lambda job, _model, _snapshot: job.gate.wait(hold))
+    harness.session.compute(("hold the worker",), HoldTheWorker(gate))
     harness.window.show_panel("attribution")
     panel = next(p for p in harness.window.panels if p.key == "attribution")
     harness.qtbot.waitUntil(lambda: panel.job_key is not None and panel.job_key in panel.stops)
@@ -109,8 +121,8 @@ def test_stop_leaves_the_page_stopped_until_asked_again(harness):
 def test_the_attribution_job_stops_when_asked(tiny_checkpoint):
     stop = threading.Event()
     stop.set()
-    job = attribution_job("reverse: ab", (5, 6), 1, AttributionSettings(), NO_INTERVENTIONS, stop)
-    assert isinstance(job(tiny_checkpoint, None), Stopped)
+    job = AttributionJob("reverse: ab", (5, 6), 1, AttributionSettings(), NO_INTERVENTIONS, stop)
+    assert isinstance(run_job(job, tiny_checkpoint, None), Stopped)
 
 
 def test_head_importance_page_measures_and_ablates_like_the_engine(harness, tiny_checkpoint_path):

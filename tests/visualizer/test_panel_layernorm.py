@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from model.interface import Interventions
-from model.probes.norm_stats import NORM_STATS, PaddedBatchStats, norm_affine, padded_batch_stats
+from model.probes.norm_records import NORM_STATS, PaddedBatchStats
+from model.probes.norm_stats import norm_affine, padded_batch_stats
 from model.transformer.checkpoint import load_checkpoint
 from visualizer.state.session import ComputeRequest
 

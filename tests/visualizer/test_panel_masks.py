@@ -90,7 +90,8 @@ def test_teacher_forced_target_shows_per_position_loss(harness):
 
 def test_a_failing_computation_is_reported_in_the_panel_and_not_retried(harness, monkeypatch):
     import model.probes.teacher_forcing as teacher_forcing
-    import visualizer.panels.masks as masks
+    from visualizer.state.jobs import TeacherForcedJob
+    from visualizer.work import jobs
 
     calls = []
 
@@ -98,7 +99,7 @@ def test_a_failing_computation_is_reported_in_the_panel_and_not_retried(harness,
         calls.append(1)
         raise RuntimeError("simulated failure in a what-if")
 
-    monkeypatch.setattr(masks, "teacher_force_batch", explode)
+    monkeypatch.setitem(jobs.JOBS, TeacherForcedJob, explode)
     panel = masks_panel(harness)
     harness.wait_idle()
     assert panel.failure.isVisible() and "simulated failure" in panel.failure.text()

@@ -6,6 +6,7 @@ import ctypes.util
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QImage
@@ -68,6 +69,33 @@ def test_no_display_says_so_but_a_screenshot_renders_offscreen(monkeypatch):
     assert "no display" in app.platform_problem(screenshot=False)
     assert app.platform_problem(screenshot=True) is None
     assert os.environ["QT_QPA_PLATFORM"] == "offscreen"
+
+
+def test_every_widget_and_panel_module_imports_without_torch():
+    """The window shows its pages before torch is imported: in a fresh process, importing every
+    module of visualizer.widgets and visualizer.panels leaves torch unimported (import-linter
+    checks the same without running anything: pyproject.toml)."""
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import visualizer.panels, visualizer.widgets\n"
+        "names = [module.name for package in (visualizer.widgets, visualizer.panels)\n"
+        "         for module in pkgutil.walk_packages(package.__path__, package.__name__ + '.')]\n"
+        "for name in names:\n"
+        "    importlib.import_module(name)\n"
+        "print(len(names), 'torch' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],  # the checkout, first on the path
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    count, torch_imported = result.stdout.split()
+    assert int(count) >= 30  # every page and widget module, not a package that failed to list
+    assert torch_imported == "False"
 
 
 def run_attnviz(*args: str, cwd) -> subprocess.CompletedProcess:

@@ -28,7 +28,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from model.tasks.probe import anti_diagonal
+from model.tasks.probe_trace import anti_diagonal
 from visualizer.bench.paint import wait_until
 from visualizer.bench.responsiveness import LoopWatch
 from visualizer.state.session import Session

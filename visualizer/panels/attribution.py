@@ -9,16 +9,15 @@ another step shown, or the window closing).
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox
 
-from model.attribution.methods import METHODS, Attribution, AttributionSettings, Cancelled, attribute
+from model.attribution.results import METHODS, Attribution, AttributionSettings
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
+from visualizer.state.jobs import AttributionJob
 from visualizer.widgets.combo import refill
 from visualizer.widgets.heatmap import MatrixPlot, display_token
 
@@ -26,36 +25,6 @@ LABEL_COLOR = "#dddddd"
 DIVERGING = "CET-D1"  # blue (against) – white – red (for): signed scores and correlations
 AGREEMENT_METHODS = ("rollout", "gradient_x_input", "integrated_gradients", "occlusion")
 SEPARATOR_COLOR = "#ffb300"
-
-
-def attribution_job(
-    source: str,
-    output_ids: tuple[int, ...],
-    step: int,
-    settings: AttributionSettings,
-    interventions,
-    stop: threading.Event,
-):
-    """Runs on the worker: every method at ``step``, with progress; ``Stopped()`` if asked to stop."""
-
-    def job(model, _snapshot):
-        from model.core.progress import report, stop_requested
-
-        try:
-            return attribute(
-                model,
-                source,
-                output_ids,
-                [step],
-                settings,
-                interventions,
-                progress=lambda done, total, what: report(done / total, what),
-                cancelled=lambda: stop.is_set() or stop_requested(),
-            )
-        except Cancelled:
-            return Stopped()
-
-    return job
 
 
 def scaled_rows(result: Attribution, step: int) -> np.ndarray:
@@ -222,7 +191,7 @@ class AttributionPanel(ConceptPanel):
         value = self.jobs.answer(key)
         if value is None:
             computing = self.jobs.ask(
-                key, lambda stop: attribution_job(key[1], key[2], key[3], key[4], key[5], stop)
+                key, lambda stop: AttributionJob(key[1], key[2], key[3], key[4], key[5], stop)
             )
             self.stop_button.setEnabled(computing)
             self.run_button.setEnabled(False)

@@ -1,9 +1,10 @@
 """What every concept panel shares: an explanation above a live view of the model.
 
 A panel reads the session (the shown step, the selected layer and head, the computed
-what-ifs) and draws; it asks for model work with ``session.compute(key, job)``, never runs
-the model on the GUI thread. ``refresh()`` is called whenever something it shows may have
-changed; a panel that is not visible postpones the work until it is shown.
+what-ifs) and draws; it asks for model work by naming it (a job of ``visualizer.state.jobs``)
+to ``session.compute(key, job)``, never runs the model on the GUI thread, and imports no
+torch. ``refresh()`` is called whenever something it shows may have changed; a panel that is
+not visible postpones the work until it is shown.
 """
 
 from __future__ import annotations

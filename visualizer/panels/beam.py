@@ -26,9 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.generation.decoding import BeamResult
-from model.interface import Interventions
-from model.probes.teacher_forcing import hypothesis_attention
+from model.generation.records import BeamResult
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.beam_tree import (
@@ -39,6 +37,7 @@ from visualizer.panels.beam_tree import (
     status_name,
     strategy_name,
 )
+from visualizer.state.jobs import HypothesisAttentionJob
 from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
@@ -260,7 +259,8 @@ class BeamPanel(ConceptPanel):
         cross = session.computed.get(key)
         hypothesis = hypothesis_text(beam, node_id, tokenizer)
         if cross is None:
-            session.compute(key, attention_job(snapshot.source, asked, snapshot.interventions))
+            job = HypothesisAttentionJob(snapshot.source, tuple(asked), snapshot.interventions)
+            session.compute(key, job)
             self.clear_heatmap(
                 trf("computing the attention of “{text}”…", language, text=html.escape(hypothesis))
             )
@@ -294,12 +294,3 @@ class BeamPanel(ConceptPanel):
         self.matrix.shape = None
         self.matrix.row_outline.hide()
         self.heat_title.setText(title)
-
-
-def attention_job(source: str, token_ids: list[int], interventions: Interventions):
-    """The worker's job for one hypothesis (plain data in, a numpy array out; no Qt)."""
-
-    def job(model, _snapshot) -> np.ndarray:
-        return hypothesis_attention(model, source, list(token_ids), interventions)
-
-    return job

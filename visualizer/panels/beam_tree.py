@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model.generation.decoding import BeamNode, BeamResult
+from model.generation.records import BeamNode, BeamResult
 from model.interface import Tokenizer
 from visualizer.i18n import tr, trf
 from visualizer.widgets.heatmap import BACKGROUND, display_token

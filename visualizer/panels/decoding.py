@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton
 
-from model.generation.decoding import DecodingSettings
+from model.generation.decoding_settings import DecodingSettings
 from model.tasks.calibration import data_next_token, total_variation
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
@@ -33,6 +33,7 @@ from visualizer.panels.decoding_bars import (
     probability_ticks,
 )
 from visualizer.state.events import Subscriptions
+from visualizer.state.jobs import FilteredDistributionJob
 from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token
 
@@ -229,7 +230,9 @@ class DecodingPanel(ConceptPanel):
             self.hovered_step = None
         tokenizer = snapshot.tokenizer
         truth = data_next_token(snapshot.source, snapshot.output_text(session.cursor), tokenizer)
-        self.bars = bars = bar_data(step, session.settings, tokenizer, data=truth)
+        # the settings applied live to the shown step's logits (a cheap torch call, done now)
+        filtered = session.run_job(FilteredDistributionJob(step.logits, session.settings))
+        self.bars = bars = bar_data(step, filtered, tokenizer, data=truth)
         self.legend.setText(self.legend_text(with_data=truth is not None))
         self.draw_bars(bars, step.forced)
         token = html.escape(display_token(tokenizer.token_text(step.token_id)))

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.generation.decoding import DecodingSettings, filtered_distribution
 from model.generation.records import StepRecord
 from model.interface import Tokenizer
 from visualizer.widgets.heatmap import display_token
@@ -40,16 +39,15 @@ class Bars:
 
 def bar_data(
     step: StepRecord,
-    settings: DecodingSettings,
+    filtered: np.ndarray,
     tokenizer: Tokenizer,
     top: int = TOP,
     data: np.ndarray | None = None,
 ) -> Bars:
     """The top ``top`` tokens by the model's probability, then the chosen one and the data's
     candidates (``data``: [V] the task's own next-token distribution) where they rank below,
-    then the rest."""
+    then the rest. ``filtered``: [V] the step's distribution after the settings."""
     probs = np.asarray(step.probs, dtype=np.float64)
-    filtered = filtered_distribution(step.logits, settings)
     order = np.argsort(-probs, kind="stable")
     shown = [int(i) for i in order[:top]]
     if step.token_id not in shown:  # a forced or unlikely sampled token: give it its own bar

@@ -17,18 +17,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox
 
-from model.attribution.heads import (
-    HeadImportance,
-    head_importance,
-    model_sample,
-    source_sample,
-    task_sample,
-    tasks_of,
-)
-from model.attribution.methods import Cancelled
+from model.attribution.results import HeadImportance, tasks_of
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
+from visualizer.state.jobs import HeadImportanceJob
 from visualizer.widgets.combo import refill
 from visualizer.widgets.heatmap import MatrixPlot
 
@@ -38,31 +31,6 @@ NOW_COLOR = "#ffb300"
 ZEROED_COLOR = "#ff5252"
 MAX_LABELLED_CELLS = 64  # a map with more cells shows its numbers on hover only
 SAMPLES = ("tasks", "source", "history")
-
-
-def importance_job(mode: str, n: int, source: str, written: tuple[int, ...], history: tuple[str, ...], stop):
-    """Runs on the worker: the sample, then every head zeroed alone and the pruning curve."""
-
-    def job(model, _snapshot):
-        from model.core.progress import report, stop_requested
-
-        if mode == "tasks":
-            sample = task_sample(model, n)
-        elif mode == "source":
-            sample = source_sample(model, source, written)
-        else:
-            sample = model_sample(model, list(history))
-        try:
-            return head_importance(
-                model,
-                sample,
-                progress=lambda done, total, what: report(done / total, what),
-                cancelled=lambda: stop.is_set() or stop_requested(),
-            )
-        except Cancelled:
-            return Stopped()
-
-    return job
 
 
 def head_name(head: tuple[str, int, int]) -> str:
@@ -245,13 +213,13 @@ class HeadsPanel(ConceptPanel):
     def job_key(self) -> tuple | None:
         return self.jobs.key
 
-    def job(self, key: tuple, stop: threading.Event):
+    def job(self, key: tuple, stop: threading.Event) -> HeadImportanceJob:
         """The worker's job for ``key`` (a measurement wanted by ``wanted_key``)."""
         mode = key[1]
         n = key[2] if mode == "tasks" else 0
         history = key[2] if mode == "history" else ()
         source, written = (key[2], key[3]) if mode == "source" else ("", ())
-        return importance_job(mode, n, source, written, history, stop)
+        return HeadImportanceJob(mode, n, source, written, history, stop)
 
     def measure(self) -> None:
         """Measure again (after Stop, or on a fresh history)."""

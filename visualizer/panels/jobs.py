@@ -13,17 +13,12 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtWidgets import QProgressBar
 
+from visualizer.state.jobs import Job, Stopped
 from visualizer.state.session import Session
-
-
-@dataclass(frozen=True)
-class Stopped:
-    """A job that was asked to stop before it finished."""
 
 
 class KeptResults(OrderedDict):
@@ -64,7 +59,7 @@ class PanelJobs:
             return None
         return value
 
-    def ask(self, key: tuple, make_job: Callable[[threading.Event], Callable]) -> bool:
+    def ask(self, key: tuple, make_job: Callable[[threading.Event], Job]) -> bool:
         """Ask the worker for ``key`` unless it is on its way or failed; whether it is coming."""
         if not self.session.is_computing(key) and key not in self.session.failed:
             self.stops[key] = threading.Event()

@@ -18,19 +18,19 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from model.probes.norm_stats import NormAffine, RecordedNorms, norm_affine, recorded_norms
+from model.probes.norm_records import NormAffine, RecordedNorms, recorded_norms
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.layernorm_batch import (
     AXIS_TEXT,
     OUTPUT_COLOR,
     PaddedBatchPage,
-    batch_job,
     honest_range,
     new_plot,
     stat_curve,
     token_ticks,
 )
+from visualizer.state.jobs import Job, NormAffineJob, PaddedBatchJob
 from visualizer.widgets.heatmap import BACKGROUND
 
 INPUT_COLOR = "#ffa040"  # the sum x + Sublayer(x) that goes into the LayerNorm
@@ -228,16 +228,16 @@ class LayerNormPanel(PaddedBatchPage, ConceptPanel):
         self.show_what_if(self.what_if_text())
         if snapshot is None:
             return
-        affine = self.ask(("layernorm", "affine"), affine_job)
+        affine = self.ask(("layernorm", "affine"), NormAffineJob())
         encoder = not snapshot.info.kind(session.kind).per_step
         norms = recorded_norms(snapshot, encoder, session.layer, session.cursor)
         info = snapshot.info
         self.sync_controls(encoder, info.layers_of("source" if encoder else "target"), norms.layer)
         self.show_recorded(norms, affine)
         key = ("layernorm", "padded-batch", snapshot.source, snapshot.interventions)
-        self.show_batch(self.ask(key, batch_job(snapshot.source, snapshot.interventions)))
+        self.show_batch(self.ask(key, PaddedBatchJob(snapshot.source, snapshot.interventions)))
 
-    def ask(self, key: tuple, job):
+    def ask(self, key: tuple, job: Job):
         """The answer to ``key`` if it has come; otherwise ask for it, once per loaded model."""
         session = self.session
         session.compute(key, job)  # asked once; a model load clears the answers, then it asks again
@@ -343,8 +343,3 @@ class LayerNormPanel(PaddedBatchPage, ConceptPanel):
         lines[1].setValue(float(gamma[norms.layer, sublayer]))
         for line in lines:
             line.show()
-
-
-# -- jobs, run on the worker thread ---------------------------------------------------------
-def affine_job(model, _snapshot) -> NormAffine:
-    return norm_affine(model)

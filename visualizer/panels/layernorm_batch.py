@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from model.probes.norm_stats import PaddedBatchStats, padded_batch_stats
+from model.probes.norm_records import PaddedBatchStats
 from visualizer.i18n import tr
 from visualizer.widgets.heatmap import BACKGROUND, display_token
 
@@ -194,11 +194,3 @@ class PaddedBatchPage:
         title(self.ln_std_plot, words["ln_std"].format(row=row), [])
         self.bn_std_plot.setLabel("bottom", tr("feature", language))
 
-
-def batch_job(source: str, interventions):
-    """The padded-batch statistics for ``source``, as a job for ``session.compute``."""
-
-    def job(model, _snapshot) -> PaddedBatchStats:
-        return padded_batch_stats(model, source, interventions=interventions)
-
-    return job

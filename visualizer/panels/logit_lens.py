@@ -12,17 +12,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem
 
-from model.attribution.logit_lens import LogitLens, logit_lens
+from model.attribution.results import LogitLens
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
+from visualizer.state.jobs import LogitLensJob
 from visualizer.widgets.heatmap import display_token
 
 TOP_K = 8
 WRITTEN_COLOR = QColor("#ffb300")
-
-
-def lens_job(source: str, output_ids: tuple[int, ...], step: int):
-    return lambda model, _snapshot: logit_lens(model, source, output_ids, step, TOP_K)
 
 
 def cell_colour(probability: float) -> QColor:
@@ -83,7 +80,7 @@ class LogitLensPanel(ConceptPanel):
         )
         ids = tuple(s.token_id for s in snapshot.steps[: step + 1])
         key = ("logit_lens", snapshot.source, ids, step)
-        self.session.compute(key, lens_job(snapshot.source, ids, step))
+        self.session.compute(key, LogitLensJob(snapshot.source, ids, step, TOP_K))
         lens = self.session.computed.get(key)
         if lens is None:
             return

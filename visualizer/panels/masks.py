@@ -18,10 +18,11 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSizePolicy
 
-from model.probes.teacher_forcing import AttentionMatrices, teacher_force_batch
+from model.generation.forced_records import AttentionMatrices
 from model.tasks.synthetic import solve, split_source
 from visualizer.i18n import Translator, tr, trf
 from visualizer.panels.base import ConceptPanel
+from visualizer.state.jobs import TeacherForcedJob
 from visualizer.widgets.heatmap import MatrixPlot, display_token
 
 NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
@@ -63,10 +64,7 @@ def request_capture(session, sources, targets, interventions) -> list | None:
     """
     sources, targets = tuple(sources), tuple(targets)
     key = ("capture", sources, targets, interventions)
-    session.compute(
-        key,
-        lambda model, _snapshot: teacher_force_batch(model, list(sources), list(targets), interventions),
-    )
+    session.compute(key, TeacherForcedJob(sources, targets, interventions))
     return session.computed.get(key)
 
 

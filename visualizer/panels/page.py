@@ -7,8 +7,8 @@ squeezing its plots or drawing text over them.
 
 The panel is built when it is first needed (its page shown, or ``panel`` asked for), or
 ahead of time by ``build()``: building one costs up to a few hundred milliseconds of
-pyqtgraph plots and imports torch, so a window that is never asked for a page never pays for
-it. Until then the page says "Loading…" (or why the model cannot be shown there).
+pyqtgraph plots (and its first jobs load torch), so a window that is never asked for a page
+never pays for it. Until then the page says "Loading…" (or why the model cannot be shown there).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from visualizer.state.session import Session
 
 
 def panel_class(entry: PanelEntry) -> type[ConceptPanel]:
-    """The class of one panel (imports its module, and so torch)."""
+    """The class of one panel (imports its module: Qt and pyqtgraph, never torch)."""
     module, name = entry.where.split(":")
     return getattr(import_module(f"visualizer.panels.{module}"), name)
 

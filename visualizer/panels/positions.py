@@ -30,7 +30,6 @@ from model.probes.positions import (
     default_pair,
     diagonal_deviation,
     gram,
-    positional_table,
     wavelength,
 )
 from visualizer.i18n import tr, trf
@@ -43,6 +42,7 @@ from visualizer.panels.positions_swap import (
     position_ticks,
     style_axes,
 )
+from visualizer.state.jobs import Job, PositionTableJob
 from visualizer.state.session import Session
 from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, SELECTED_COLOR
 
@@ -50,13 +50,6 @@ ENCODING_KEY = ("positions", "encoding")
 PAIR_COLORS = ("#4fc3f7", "#ffb300", "#b388ff")  # the fast pair, the chosen pair, the slowest pair
 LABEL_COLOR = "#dddddd"
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def encoding_job(model, _snapshot) -> EncodingTable:
-    """Runs on the worker: the model's positional encoding for every position it can read."""
-    return EncodingTable(
-        model.info.capabilities.positional, positional_table(model), model.positional_layout()
-    )
 
 
 def format_wavelength(value: float) -> str:
@@ -203,14 +196,14 @@ class PositionsPanel(SwapWhatIf, ConceptPanel):
             self.retranslate()
         if session.model is None:
             return
-        self.table = self.request(ENCODING_KEY, encoding_job)
+        self.table = self.request(ENCODING_KEY, PositionTableJob())
         if self.changed("encoding", id(self.table), self.pair_spin.value(), session.language):
             self.draw_encoding()
         self.draw_marks()
         self.draw_what_if()
         self.update_info()
 
-    def request(self, key: tuple, job):
+    def request(self, key: tuple, job: Job):
         """The computed answer for ``key``, or None after asking for it (the session asks once)."""
         self.session.compute(key, job)
         return self.session.computed.get(key)

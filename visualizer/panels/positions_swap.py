@@ -5,7 +5,6 @@ encoding, and see the encoder's attention only permuted without it) and its plot
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
@@ -17,11 +16,11 @@ from PySide6.QtWidgets import (
 
 from model.probes.positions import (
     SwapComparison,
-    compare_swap,
     default_swap,
     permuted_deviation,
 )
 from visualizer.i18n import tr, trf
+from visualizer.state.jobs import SwapJob
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot, display_token
 
 LABEL_COLOR = "#dddddd"
@@ -137,7 +136,7 @@ class SwapWhatIf:
             return
         base = replace(self.session.interventions, no_positional=False)
         key = ("positions", "swap", source, a, b, base)
-        self.comparison = self.request(key, partial(compare_swap, source, a, b, base))
+        self.comparison = self.request(key, SwapJob(source, a, b, base))
         if self.comparison is None:
             self.swap_heading.setText(tr("running the encoder on both sources…", language))
             return

@@ -1,7 +1,7 @@
 """The panels the window shows, in order; ``--panel NAME`` selects one by its key.
 
-Keys and tab titles are known without importing the panels (which import torch), so the
-window can show its tabs before torch is loaded; ``page.panel_class()`` imports one.
+Keys and tab titles are known without importing the panels (which build pyqtgraph plots), so
+the window can show its tabs at once; ``page.panel_class()`` imports one.
 
 Each panel declares here, in one visible place, the capabilities it needs of the loaded
 model (``needs``: a check of its ``FamilyInfo`` that returns why it cannot be shown, or

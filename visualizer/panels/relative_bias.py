@@ -13,20 +13,16 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from model.probes.relative_bias import BiasCurve, RelativeBias, relative_bias
+from model.probes.relative_bias import BiasCurve, RelativeBias
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
+from visualizer.state.jobs import RelativeBiasJob
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 LABEL_COLOR = "#dddddd"
 HEAD_COLOR = "#ffb300"  # the selected head
 OTHER_COLOR = (150, 150, 150, 90)  # the other heads, faint
 EDGE_COLOR = (120, 170, 255, 110)  # bucket edges
-
-
-def bias_job(tokens: list[str]):
-    """Runs on the worker: the model's bias curves and the shown source's matrix."""
-    return lambda model, _snapshot: relative_bias(model, tokens)
 
 
 class RelativeBiasPanel(ConceptPanel):
@@ -77,7 +73,7 @@ class RelativeBiasPanel(ConceptPanel):
             return
         tokens = list(snapshot.encoder.tokens)
         key = ("relative_bias", tuple(tokens))
-        self.session.compute(key, bias_job(tokens))
+        self.session.compute(key, RelativeBiasJob(tuple(tokens)))
         self.bias = self.session.computed.get(key)
         if self.bias is None:
             return

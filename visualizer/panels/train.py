@@ -72,7 +72,7 @@ class TrainPanel(TrainFilesMixin, SnapshotsMixin, ConceptPanel):
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
         self.process = TrainingProcess(self)
-        self.tracer = ProbeTracer(self)
+        self.tracer = ProbeTracer(session.run_job, self)
         self.run: TrainingRun | None = None
         self.traces = KeptResults()
         self.traces.LIMIT = 256

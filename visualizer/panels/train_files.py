@@ -10,8 +10,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from model.core.errors import CheckpointError
 from model.shipped import default_checkpoint_path
 from visualizer.i18n import tr, trf
+from visualizer.state.jobs import ReadReplayJob
 from visualizer.state.training_run import REPLAY_FILTER, TrainingRun
 
 
@@ -30,11 +32,8 @@ class TrainFilesMixin:
             self.failure.setText(tr("A run is going: stop it first.", self.session.language))
             self.failure.show()
             return False
-        from model.core.errors import CheckpointError
-        from model.tasks.replay import read_replay
-
         try:
-            replay = read_replay(path)
+            replay = self.session.run_job(ReadReplayJob(path))
         except (CheckpointError, OSError, ValueError) as error:
             self.failure.setText(
                 trf(

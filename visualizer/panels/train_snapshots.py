@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSlider
 
+from model.tasks.probe_trace import anti_diagonal
 from visualizer.i18n import tr, trf
 from visualizer.widgets.combo import refill
 
@@ -154,8 +155,6 @@ class SnapshotsMixin:
         (reversing), once there is one; then keep it, so that playing does not jump."""
         if self.head_chosen_by_user or self.diagonal_head is not None or kind != "cross":
             return
-        from model.tasks.probe import anti_diagonal
-
         line = anti_diagonal(trace, kind)
         if line.strength >= DIAGONAL_SHOWN:
             self.diagonal_head = (line.layer, line.head)

@@ -29,7 +29,7 @@ from model.shipped import (
     default_checkpoint_path,
     rnn_checkpoint_path,
 )
-from model.tasks.by_length import LengthCurve
+from model.tasks.length_curve import LengthCurve
 from model.tasks.synthetic import split_source
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel

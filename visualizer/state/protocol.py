@@ -3,13 +3,13 @@ requests the session sends and the results that come back. Plain data, no Qt, no
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from model.generation.decoding_settings import DecodingSettings
 from model.interface import FamilyInfo, Interventions, Tokenizer
+from visualizer.state.jobs import Job
 
 if TYPE_CHECKING:
     from model.generation.records import GenerationSnapshot
@@ -93,17 +93,26 @@ class LanguageRequest:
 class ComputeRequest:
     """Any other model work a panel needs (a what-if, a teacher-forced run), off the GUI thread.
 
-    ``job(model, snapshot)`` runs on the worker thread with the loaded ``ModelFamily`` and
-    the current ``GenerationSnapshot`` (or None) and returns plain data; it must not touch Qt.
+    ``job`` names the work as plain data (``visualizer.state.jobs``); the worker does it with
+    the loaded ``ModelFamily`` and the current ``GenerationSnapshot`` (or None), through the
+    work layer's table, and answers plain data.
     """
 
     id: int
     generation: int
     key: tuple  # what was asked, so a panel can tell its answer from a stale one
-    job: Callable[[Any, GenerationSnapshot | None], Any]
+    job: Job
 
 
-Request = LoadRequest | StartRequest | StepRequest | BranchRequest | DeviceRequest | ComputeRequest
+Request = (
+    LoadRequest
+    | StartRequest
+    | StepRequest
+    | BranchRequest
+    | DeviceRequest
+    | LanguageRequest
+    | ComputeRequest
+)
 
 
 # -- results, from the worker -------------------------------------------------------------

@@ -9,7 +9,6 @@ generation the user has since replaced are dropped (the latest request wins).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from model.interface import NO_INTERVENTIONS, Interventions
 from model.tasks.coverage import TRAINED_ON, Finding, outside_training
 from visualizer.i18n import trf
 from visualizer.state.events import Signal
+from visualizer.state.jobs import Job, JobRunner, no_worker
 from visualizer.state.protocol import (  # noqa: F401  (the session's vocabulary, imported from here too)
     BranchRequest,
     Computed,
@@ -103,6 +103,8 @@ class Session:
         self._view = None
         self._pending: set[int] = set()
         self._start_id = 0  # the id of the last StartRequest sent
+        # does a job's work here and now (visualizer.state.jobs): set by the worker serving this session
+        self.run_job: JobRunner = no_worker
 
     # -- derived state --------------------------------------------------------------------
     @property
@@ -363,8 +365,8 @@ class Session:
             self.language = language
             self.language_changed.emit(language)
 
-    def compute(self, key: tuple, job: Callable[[Any, GenerationSnapshot | None], Any]) -> None:
-        """Ask the worker to run ``job``; the answer lands in ``computed[key]``.
+    def compute(self, key: tuple, job: Job) -> None:
+        """Ask the worker to do the work ``job`` names; the answer lands in ``computed[key]``.
 
         A key already answered, or asked for and not yet answered, is not asked again.
         """

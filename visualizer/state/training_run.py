@@ -12,8 +12,12 @@ import itertools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from model.tasks.replay import Replay
 
 RUN_IDS = itertools.count(1)
 REPLAY_FILTER = "Replays (*.replay.safetensors);;All files (*)"  # the file dialogs' filter
@@ -36,7 +40,7 @@ class TrainingRun:
     loss: list[float] = field(default_factory=list)
     exact: list[float] = field(default_factory=list)
     snapshots: list[SnapshotEntry] = field(default_factory=list)
-    replay: object | None = None  # a model.tasks.replay.Replay when the run was read from a file
+    replay: Replay | None = None  # when the run was read from a file
     replay_path: Path | None = None  # the replay file (written when a live run ends)
     checkpoint: Path | None = None  # the last model (written when a live run ends)
     family: str = "transformer"
@@ -121,13 +125,10 @@ class TrainingRun:
         entry = self.snapshots[index]
         if entry.path is not None:
             return entry.path
-        from model.transformer.checkpoint import save_checkpoint
-
-        family = self.replay.family(index)
         # the run's id in the name: two replays of the same file name never share a file
         path = Path(folder) / f"{Path(self.title).name.split('.')[0]}-{self.id}-step-{entry.step}.safetensors"
         if not path.exists():
-            save_checkpoint(path, family.model, family.tokenizer, family.metadata)
+            self.replay.write_checkpoint(index, path)
         return path
 
 

@@ -56,7 +56,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         """``settings`` holds what the window remembers; with ``remember`` False it starts from
         the defaults and saves nothing (the --screenshot mode).
 
-        Each concept panel (which imports torch) is built when its page is first shown or
+        Each concept panel (whose jobs need torch) is built when its page is first shown or
         asked for. With ``lazy_panels`` (the interactive start) they are all built, one per pass
         of the event loop, once the worker thread has imported torch, so that the window is
         painted first and every page is ready when the user turns to it; until then their

@@ -1,6 +1,7 @@
 """The main window's concept pages and when their panels are built. Mixed into ``MainWindow``.
 
-Building a panel costs up to a few hundred milliseconds of pyqtgraph plots and imports torch.
+Building a panel costs up to a few hundred milliseconds of pyqtgraph plots, and its first jobs
+need torch (some run on the GUI thread: the decoding page's live settings, the Train page's replay).
 A window built for a screenshot or a test builds a panel when its page is first shown; the
 interactive start (``lazy_panels``) builds them all once the worker has imported torch, the
 page in front first, then one per pass of the event loop.
@@ -48,7 +49,7 @@ class PanelsMixin:
         )
 
     def install_panels(self) -> None:
-        """Build every concept panel now (imports torch)."""
+        """Build every concept panel now."""
         while self.install_next_panel():
             pass
 

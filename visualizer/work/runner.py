@@ -5,7 +5,8 @@ request for a generation the user has since replaced is skipped, so the latest r
 wins. Every exception becomes a ``RequestFailed`` shown in the window, and the previous
 model and generation stay as they were. The Qt worker (``visualizer.work.worker``) runs it on a
 thread; tests run it in line (tests/fake_worker.py), so session logic is tested in
-milliseconds without a window or a thread.
+milliseconds without a window or a thread. What each request does is the method its type
+names in ``HANDLERS``; a page's job is done by ``run_job``, through the work layer's table.
 
 torch and the model code are imported by the first request, not by this module.
 """
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from model.core.errors import first_line, one_line
 from visualizer.state.protocol import (
@@ -38,7 +40,9 @@ from visualizer.state.protocol import (
 
 if TYPE_CHECKING:
     from model.generation.engine import GenerationEngine
+    from model.generation.records import GenerationSnapshot
     from model.interface import ModelFamily
+    from visualizer.state.jobs import Job
 
 
 # what a request was doing, for the message when it fails
@@ -58,6 +62,9 @@ DOING = {
     LanguageRequest: "choosing the languages",
     ComputeRequest: "computing a panel's view",
 }
+# they put a model on a device: their work grows with the model, not the source, and runs on
+# the device they ask for (not the loaded model's)
+DEVICE_REQUESTS = frozenset((LoadRequest, DeviceRequest))
 
 
 def is_out_of_memory(error: BaseException) -> bool:
@@ -94,6 +101,17 @@ def free_device_memory() -> None:
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_available():
         torch.cuda.empty_cache()
+
+
+def run_job(job: Job, model: ModelFamily | None = None, snapshot: GenerationSnapshot | None = None) -> Any:
+    """Do the work ``job`` names, here and now, through the table ``visualizer.work.jobs.JOBS``.
+
+    The table imports torch and the model code, so it is imported by the first job, not with
+    this module: the window shows its pages before torch is loaded.
+    """
+    from visualizer.work.jobs import JOBS
+
+    return JOBS[type(job)](job, model, snapshot)
 
 
 def model_info(model: ModelFamily) -> ModelInfo:
@@ -148,7 +166,7 @@ class ModelRunner:
         """The one-line message the window shows for a failed request."""
         doing = DOING.get(type(request), "generating")
         if is_out_of_memory(error):
-            source_sized = not isinstance(request, (LoadRequest, DeviceRequest))
+            source_sized = type(request) not in DEVICE_REQUESTS
             return out_of_memory_message(self.device_name(request), doing, error, source_sized)
         message = first_line(error)
         if isinstance(error, ValueError):  # the user's input was wrong: the message says how
@@ -158,7 +176,7 @@ class ModelRunner:
         return f"{name}: {message}" if message else f"{name} while {doing}"
 
     def device_name(self, request: Request) -> str:
-        if self.checkpoint is not None and not isinstance(request, (LoadRequest, DeviceRequest)):
+        if self.checkpoint is not None and type(request) not in DEVICE_REQUESTS:
             return str(self.checkpoint.device)
         asked = getattr(request, "device", "auto")
         try:
@@ -183,73 +201,94 @@ class ModelRunner:
             steps, engine.cache, engine.beam = progress
             engine.steps[:] = steps
 
-    def run(self, request: Request):
-        from model.generation.engine import GenerationEngine
-        from model.registry import open_model
+    def run(self, request: Request) -> Result:
+        """What ``request`` does: the method its type names in ``HANDLERS``."""
+        return HANDLERS[type(request)](self, request)
 
-        if isinstance(request, LoadRequest):
-            import torch
-
-            from model.core.progress import reporting
-            from model.core.threads import step_threads
-
-            torch.set_num_threads(step_threads(None))  # loading runs the model once
-
-            def stage_reached(fraction: float, stage: str) -> None:
-                self.progress_report(LoadProgress(request.id, fraction, stage))
-
-            with reporting(stage_reached):
-                checkpoint = open_model(request.path, request.device)
-            self.checkpoint, self.engine = checkpoint, None
-            torch.set_num_threads(step_threads(checkpoint.info.parameters))
-            return ModelLoaded(request.id, model_info(checkpoint))
-        if isinstance(request, DeviceRequest):
-            return self.move(request)
-        if isinstance(request, LanguageRequest):
-            if self.checkpoint is None:
-                raise ValueError("no model is loaded")
-            self.checkpoint.set_languages(request.source, request.target)
-            self.engine = None  # the source reads differently now: start again
-            return ModelLoaded(request.id, model_info(self.checkpoint))
+    def loaded(self) -> ModelFamily:
+        """The loaded model; a ValueError that says so when there is none."""
         if self.checkpoint is None:
             raise ValueError("no model is loaded: open a checkpoint first")
-        if isinstance(request, ComputeRequest):
-            from model.core.progress import reporting, stoppable
+        return self.checkpoint
 
-            def reached(fraction: float, stage: str) -> None:
-                self.progress_report(ComputeProgress(request.id, request.key, fraction, stage))
+    def load(self, request: LoadRequest) -> ModelLoaded:
+        import torch
 
-            snapshot = self.engine.snapshot() if self.engine is not None else None
-            with reporting(reached), stoppable(lambda: self.cancelled):
-                value = request.job(self.checkpoint, snapshot)
-            return Computed(request.id, request.generation, request.key, value)
+        from model.core.progress import reporting
+        from model.core.threads import step_threads
+        from model.registry import open_model
+
+        torch.set_num_threads(step_threads(None))  # loading runs the model once
+
+        def stage_reached(fraction: float, stage: str) -> None:
+            self.progress_report(LoadProgress(request.id, fraction, stage))
+
+        with reporting(stage_reached):
+            checkpoint = open_model(request.path, request.device)
+        self.checkpoint, self.engine = checkpoint, None
+        torch.set_num_threads(step_threads(checkpoint.info.parameters))
+        return ModelLoaded(request.id, model_info(checkpoint))
+
+    def set_languages(self, request: LanguageRequest) -> ModelLoaded:
+        if self.checkpoint is None:
+            raise ValueError("no model is loaded")
+        self.checkpoint.set_languages(request.source, request.target)
+        self.engine = None  # the source reads differently now: start again
+        return ModelLoaded(request.id, model_info(self.checkpoint))
+
+    def compute(self, request: ComputeRequest) -> Computed:
+        from model.core.progress import reporting, stoppable
+
+        model = self.loaded()
+
+        def reached(fraction: float, stage: str) -> None:
+            self.progress_report(ComputeProgress(request.id, request.key, fraction, stage))
+
+        snapshot = self.engine.snapshot() if self.engine is not None else None
+        with reporting(reached), stoppable(lambda: self.cancelled):
+            value = run_job(request.job, model, snapshot)
+        return Computed(request.id, request.generation, request.key, value)
+
+    def start(self, request: StartRequest) -> SnapshotReady | RequestFailed:
+        from model.generation.engine import GenerationEngine
+
+        model = self.loaded()
         if request.generation < self.latest_generation:
             return RequestFailed(request.id, "stale", "")  # replaced by a newer request
-        if isinstance(request, StartRequest):
-            engine = GenerationEngine(
-                self.checkpoint,
-                request.source,
-                request.settings,
-                request.interventions,
-            )
-            forced = request.forced + (None,) * (request.steps - len(request.forced))
-            for force in forced[: request.steps]:
-                if self.cancelled or engine.step(force=force) is None:
-                    break
-            self.engine, self.engine_generation = engine, request.generation
-        elif self.engine is None or self.engine_generation != request.generation:
+        engine = GenerationEngine(model, request.source, request.settings, request.interventions)
+        forced = request.forced + (None,) * (request.steps - len(request.forced))
+        for force in forced[: request.steps]:
+            if self.cancelled or engine.step(force=force) is None:
+                break
+        self.engine, self.engine_generation = engine, request.generation
+        return SnapshotReady(request.id, request.generation, engine.snapshot())
+
+    def step(self, request: StepRequest) -> SnapshotReady | RequestFailed:
+        engine = self.current_engine(request)
+        if engine is None:
             return RequestFailed(request.id, "stale", "")
-        elif isinstance(request, StepRequest):
-            count = self.engine.max_steps if request.count is None else request.count
-            for _ in range(count):
-                if self.cancelled or self.engine.step() is None:
-                    break
-        elif isinstance(request, BranchRequest):
-            while len(self.engine.steps) > request.keep:
-                self.engine.back()
-            if request.force is not None:
-                self.engine.step(force=request.force)
-        return SnapshotReady(request.id, request.generation, self.engine.snapshot())
+        count = engine.max_steps if request.count is None else request.count
+        for _ in range(count):
+            if self.cancelled or engine.step() is None:
+                break
+        return SnapshotReady(request.id, request.generation, engine.snapshot())
+
+    def branch(self, request: BranchRequest) -> SnapshotReady | RequestFailed:
+        engine = self.current_engine(request)
+        if engine is None:
+            return RequestFailed(request.id, "stale", "")
+        while len(engine.steps) > request.keep:
+            engine.back()
+        if request.force is not None:
+            engine.step(force=request.force)
+        return SnapshotReady(request.id, request.generation, engine.snapshot())
+
+    def current_engine(self, request: StepRequest | BranchRequest) -> GenerationEngine | None:
+        """The generation a step or a cut continues; None when the request is stale (a newer
+        generation was asked for, or the one it names is gone)."""
+        self.loaded()
+        stale = request.generation < self.latest_generation or self.engine_generation != request.generation
+        return None if stale else self.engine
 
     def move(self, request: DeviceRequest):
         import torch
@@ -274,3 +313,15 @@ class ModelRunner:
         self.checkpoint.notice = notice
         self.engine = None
         return ModelLoaded(request.id, model_info(self.checkpoint))
+
+
+# what each request does, by its type
+HANDLERS: dict[type, Callable[[ModelRunner, Any], Result]] = {
+    LoadRequest: ModelRunner.load,
+    DeviceRequest: ModelRunner.move,
+    LanguageRequest: ModelRunner.set_languages,
+    ComputeRequest: ModelRunner.compute,
+    StartRequest: ModelRunner.start,
+    StepRequest: ModelRunner.step,
+    BranchRequest: ModelRunner.branch,
+}

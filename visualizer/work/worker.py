@@ -15,7 +15,7 @@ import weakref
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from visualizer.state.session import Request, Session
-from visualizer.work.runner import ModelRunner
+from visualizer.work.runner import ModelRunner, run_job
 
 
 class ModelWorker(QObject, ModelRunner):
@@ -34,6 +34,7 @@ class ModelWorker(QObject, ModelRunner):
         import fails: the window then tries itself and shows why."""
         try:
             import model.generation.engine  # noqa: F401
+            import visualizer.work.jobs  # noqa: F401  (the pages' jobs: the decoding page runs some on the GUI thread)
             from model.registry import import_families
 
             import_families()
@@ -75,6 +76,7 @@ class WorkerBridge(QObject):
         if warm_up:  # queued first, so it runs before any request
             self.warm.emit()
         session.request.connect(self.send)
+        session.run_job = run_job  # the work layer's table, for the pages' jobs run here and now
         WorkerBridge.instances.add(self)
 
     def send(self, request: Request) -> None:
