@@ -75,7 +75,7 @@ def panel_tabs() -> list[str]:
 
 
 def sublayers() -> list[str]:
-    from model.probes.norm_stats import DECODER_SUBLAYERS, ENCODER_SUBLAYERS
+    from model.probes.norm_records import DECODER_SUBLAYERS, ENCODER_SUBLAYERS
 
     return [*ENCODER_SUBLAYERS, *DECODER_SUBLAYERS]
 
