@@ -1,6 +1,7 @@
 """The ``attnviz`` command: the desktop app by default, and headless subcommands.
 
     attnviz [--checkpoint PATH] [--device D]          open the app
+    attnviz --version                                 print the installed version
     attnviz --text T --steps N --screenshot out.png   run N steps, save the window, exit
     attnviz trace --text "reverse: abc" --out t.npz   record a generation
     attnviz train --config default --out PATH         train a model
@@ -36,11 +37,13 @@ from visualizer.cli.common import (
     refuse_to_overwrite,
 )
 from visualizer.cli.heads import add_heads_parser, cmd_heads
+from visualizer.cli.version import VersionAction
 from visualizer.state.options import add_decoding_options, decoding_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="attnviz", description="Step through a Transformer and watch every head.")
+    parser.add_argument("--version", action=VersionAction, help="print attnviz's version and exit")
     parser.add_argument("--checkpoint", type=Path, help="checkpoint to open (default: the shipped model)")
     parser.add_argument("--device", default="auto", help="cpu, cuda, mps or auto")
     parser.add_argument("--text", help="source to open the app with")
