@@ -8,6 +8,8 @@ import sys
 from functools import partial
 from pathlib import Path
 
+from visualizer import APP_ID
+
 # Qt's xcb platform plugin needs these; without them Qt aborts the whole process.
 XCB_LIBRARIES = {
     "xcb-cursor": "libxcb-cursor0",
@@ -83,6 +85,7 @@ def run_gui(args) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Attention Visualizer")
     app.setOrganizationName("attention-visualizer")
+    app.setDesktopFileName(APP_ID)  # the desktop entry `attnviz install-desktop` writes
 
     from model.shipped import default_checkpoint_path
     from visualizer.state.session import Session
