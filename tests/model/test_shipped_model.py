@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import zipfile
-
 import pytest
 
 from model.generation.decoding_settings import DecodingSettings
@@ -129,56 +124,3 @@ def test_a_cross_attention_head_follows_the_mirrored_character(shipped):
     assert share >= 0.9, roles.table()
     for style in ("words", "chinese"):  # spaces and capitals; Chinese
         assert roles.mirror_any[style] >= 0.9, roles.table()
-
-
-@pytest.mark.packaging
-@pytest.mark.slow
-def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
-    """Installed with pip, the package finds its checkpoint as package data."""
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path),
-            ".",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    wheel = next(tmp_path.glob("attention_visualizer-*.whl"))
-    with zipfile.ZipFile(wheel) as archive:
-        names = archive.namelist()
-        assert "model/assets/default.safetensors" in names
-        packaged = archive.read("model/assets/default.safetensors")
-    assert packaged == default_checkpoint_path().read_bytes()
-    # installed (here into a target folder ahead of the checkout), it is found from the package
-    target = tmp_path / "site"
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert install.returncode == 0, install.stderr
-    probe = (
-        # every GUI package is in the wheel, the benchmark's too
-        "import visualizer.window.main_window, visualizer.panels.registry, visualizer.bench.steps; "
-        "from model.shipped import default_checkpoint_path as p; print(p())"
-    )
-    located = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(target), "QT_QPA_PLATFORM": "offscreen"},
-    )
-    assert located.stdout.strip() == str(target / "model" / "assets" / "default.safetensors"), located.stderr
