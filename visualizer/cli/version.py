@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -39,9 +38,21 @@ class VersionAction(argparse.Action):
     """Like argparse's ``action="version"``, but the version is looked up only when asked:
     reading the installed metadata costs a scan of sys.path that every other start skips."""
 
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+    def __init__(
+        self,
+        option_strings: list[str],
+        dest: str = argparse.SUPPRESS,
+        default: object = argparse.SUPPRESS,
+        help: str | None = None,
+    ) -> None:
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        print(f"{parser.prog} {version()}", file=sys.stdout)
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{parser.prog} {version()}")
         parser.exit(0)
