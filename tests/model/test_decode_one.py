@@ -17,13 +17,14 @@ INTERVENTIONS = [
 ]
 
 
-@pytest.mark.parametrize("placement", ["post", "pre"])
-@pytest.mark.parametrize("positional", ["sinusoidal", "learned", "none"])
 # named, not printed: a frozenset prints in a per-process order, and pytest-xdist needs the same ids
 # in every worker
-@pytest.mark.parametrize(
-    "interventions", INTERVENTIONS, ids=["none", "no_positional", "no_scaling", "no_causal_mask", "zeroed_heads"]
-)
+INTERVENTION_IDS = ["none", "no_positional", "no_scaling", "no_causal_mask", "zeroed_heads"]
+
+
+@pytest.mark.parametrize("placement", ["post", "pre"])
+@pytest.mark.parametrize("positional", ["sinusoidal", "learned", "none"])
+@pytest.mark.parametrize("interventions", INTERVENTIONS, ids=INTERVENTION_IDS)
 def test_decode_one_equals_decode_step_by_step(placement, positional, interventions):
     model, tokenizer = small_model(seed=3, norm_placement=placement, positional=positional)
     src, pad = encode_sources(tokenizer, ["reverse: lean path"], torch.device("cpu"))

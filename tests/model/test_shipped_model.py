@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import zipfile
-
 import pytest
 
 from model.generation.decoding_settings import DecodingSettings
@@ -15,7 +10,6 @@ from model.tasks.analysis import head_roles
 from model.tasks.evaluate import evaluate, greedy_decode_batch
 from model.tasks.synthetic import DATE_FORMS, answers
 from model.transformer.checkpoint import default_checkpoint_path, load_checkpoint
-from tests.waits import PROCESS_S
 
 
 @pytest.fixture(scope="module")
@@ -130,56 +124,3 @@ def test_a_cross_attention_head_follows_the_mirrored_character(shipped):
     assert share >= 0.9, roles.table()
     for style in ("words", "chinese"):  # spaces and capitals; Chinese
         assert roles.mirror_any[style] >= 0.9, roles.table()
-
-
-@pytest.mark.packaging
-@pytest.mark.slow
-def test_the_checkpoint_ships_inside_the_wheel(tmp_path):
-    """Installed with pip, the package finds its checkpoint as package data."""
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path),
-            ".",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=PROCESS_S,
-    )
-    assert result.returncode == 0, result.stderr
-    wheel = next(tmp_path.glob("attention_visualizer-*.whl"))
-    with zipfile.ZipFile(wheel) as archive:
-        names = archive.namelist()
-        assert "model/assets/default.safetensors" in names
-        packaged = archive.read("model/assets/default.safetensors")
-    assert packaged == default_checkpoint_path().read_bytes()
-    # installed (here into a target folder ahead of the checkout), it is found from the package
-    target = tmp_path / "site"
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
-        capture_output=True,
-        text=True,
-        timeout=PROCESS_S,
-    )
-    assert install.returncode == 0, install.stderr
-    probe = (
-        # every GUI package is in the wheel, the benchmark's too
-        "import visualizer.window.main_window, visualizer.panels.registry, visualizer.bench.steps; "
-        "from model.shipped import default_checkpoint_path as p; print(p())"
-    )
-    located = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        timeout=PROCESS_S,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(target), "QT_QPA_PLATFORM": "offscreen"},
-    )
-    assert located.stdout.strip() == str(target / "model" / "assets" / "default.safetensors"), located.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes.util
+import json
 import os
 import subprocess
 import sys
@@ -210,3 +211,82 @@ def test_screenshot_with_an_unknown_view_exits_2_naming_the_kinds(tiny_checkpoin
     )
     assert result.returncode == 2 and not out.exists()
     assert "--view bogus" in result.stderr and "enc_self, dec_self, cross" in result.stderr
+
+
+# Runs the interactive start (the window `attnviz` opens, offscreen, through the bench's
+# --probe-startup hook, which prints when the window first painted and quits once the model
+# is ready) with a finder that notes when anything first looks for torch.
+FIRST_TORCH_IMPORT = """
+import json, sys, threading, time
+
+seen = {}
+
+
+class NoteTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" and "torch" not in seen:
+            seen["torch"] = time.time()
+            seen["thread"] = threading.current_thread().name
+        return None  # the normal finders import it
+
+
+sys.meta_path.insert(0, NoteTorch())
+from visualizer.cli.attnviz import main
+
+code = main(["--probe-startup"])
+print(json.dumps(seen))
+sys.exit(code)
+"""
+
+
+def test_the_first_window_is_painted_before_torch_is_imported(tmp_path):
+    """The start-up promise, in a fresh process: the window's first paint is over before
+    anything (the worker's warm-up, opening the model) imports torch. Ordering, not timing:
+    both moments are read from the same clock in the same process."""
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path),
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", FIRST_TORCH_IMPORT], capture_output=True, text=True, env=env, timeout=180
+    )
+    assert result.returncode == 0, result.stderr
+    *_, times_line, torch_line = result.stdout.strip().splitlines()
+    times, torch = json.loads(times_line), json.loads(torch_line)
+    assert "ready" in times and "torch" in torch, result.stdout  # the model loaded, so torch came
+    assert times["painted"] < torch["torch"], f"torch was first imported ({torch['thread']}) before the paint"
+
+
+def test_first_paint_calls_back_once_after_the_paint(qtbot):
+    from PySide6.QtWidgets import QWidget
+
+    from visualizer.window.first_paint import FirstPaint
+
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    calls = []
+    FirstPaint(widget, lambda: calls.append(widget.isVisible()), fallback_ms=60_000)
+    widget.show()
+    qtbot.waitUntil(lambda: bool(calls), timeout=10_000)
+    widget.update()
+    qtbot.wait(50)
+    assert calls == [True]
+
+
+def test_first_paint_calls_back_anyway_when_a_shown_window_is_never_painted(qtbot):
+    """A window started minimised is never painted: its model still loads, later."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QShowEvent
+    from PySide6.QtWidgets import QWidget
+
+    from visualizer.window.first_paint import FirstPaint
+
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    calls = []
+    FirstPaint(widget, lambda: calls.append(True), fallback_ms=10)
+    QCoreApplication.sendEvent(widget, QShowEvent())  # shown, as far as the filter sees, never painted
+    qtbot.waitUntil(lambda: bool(calls), timeout=10_000)
+    assert calls == [True]

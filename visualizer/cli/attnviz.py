@@ -1,6 +1,7 @@
 """The ``attnviz`` command: the desktop app by default, and headless subcommands.
 
     attnviz [--checkpoint PATH] [--device D]          open the app
+    attnviz --version                                 print the installed version
     attnviz --text T --steps N --screenshot out.png   run N steps, save the window, exit
     attnviz trace --text "reverse: abc" --out t.npz   record a generation
     attnviz train --config default --out PATH         train a model
@@ -10,8 +11,10 @@
     attnviz heads [--n 100] [--json out.json]         each head's importance, and the pruning curve
     attnviz half PATH --out SMALL.safetensors         the same model, weights stored as float16
     attnviz bench [--quick] [--json out.json]         speed against the peers, and the budgets
+    attnviz install-desktop [--uninstall]             the app in this user's Linux desktop menus
 
-No command replaces an existing file unless given --overwrite.
+No command replaces an existing file unless given --overwrite (install-desktop replaces only
+its own three files: see visualizer/cli/desktop.py).
 
 Every user mistake ends with one line on stderr and exit status 2, never a traceback.
 Heavy imports (torch, Qt) happen inside the commands so ``--help`` is instant.
@@ -35,12 +38,15 @@ from visualizer.cli.common import (
     load,
     refuse_to_overwrite,
 )
+from visualizer.cli.desktop import add_desktop_parser, cmd_install_desktop
 from visualizer.cli.heads import add_heads_parser, cmd_heads
+from visualizer.cli.version import VersionAction
 from visualizer.state.options import add_decoding_options, decoding_settings
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="attnviz", description="Step through a Transformer and watch every head.")
+    parser.add_argument("--version", action=VersionAction, help="print attnviz's version and exit")
     parser.add_argument("--checkpoint", type=Path, help="checkpoint to open (default: the shipped model)")
     parser.add_argument("--device", default="auto", help="cpu, cuda, mps or auto")
     parser.add_argument("--text", help="source to open the app with")
@@ -101,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_attribute_parser(sub)
     add_heads_parser(sub)
+    add_desktop_parser(sub)
 
     train = sub.add_parser("train", help="train a model on the synthetic tasks")
     train.add_argument("--config", default="default", help="named recipe (default, calibrate, tiny)")
@@ -438,6 +445,7 @@ COMMANDS = {
     "eval": cmd_eval,
     "half": cmd_half,
     "bench": cmd_bench,
+    "install-desktop": cmd_install_desktop,
 }
 
 

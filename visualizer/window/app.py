@@ -5,7 +5,10 @@ from __future__ import annotations
 import ctypes.util
 import os
 import sys
+from functools import partial
 from pathlib import Path
+
+from visualizer import APP_ID
 
 # Qt's xcb platform plugin needs these; without them Qt aborts the whole process.
 XCB_LIBRARIES = {
@@ -69,7 +72,8 @@ def display_reachable(display: str) -> bool:
 
 
 def run_gui(args) -> int:
-    """The window is built and painted before torch is imported (see MainWindow's lazy_panels)."""
+    """The window is built and painted before torch is imported: the interactive window starts
+    its worker (whose first job imports torch) once it has painted (MainWindow, FirstPaint)."""
     probe = getattr(args, "probe_startup", False)
     problem = platform_problem(bool(args.screenshot) or probe)
     if problem:
@@ -81,9 +85,11 @@ def run_gui(args) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Attention Visualizer")
     app.setOrganizationName("attention-visualizer")
+    app.setDesktopFileName(APP_ID)  # the desktop entry `attnviz install-desktop` writes
 
     from model.shipped import default_checkpoint_path
     from visualizer.state.session import Session
+    from visualizer.window.first_paint import FirstPaint
     from visualizer.window.main_window import MainWindow
 
     session = Session()
@@ -109,9 +115,9 @@ def run_gui(args) -> int:
     window.raise_()
     window.activateWindow()  # without a window manager (Xvfb, kiosks) nothing else gives focus
     window.grid.setFocus()
-    window.open_checkpoint(checkpoint)
-    if args.compare is not None:
-        window.compare_with(args.compare, args.compare_what_if)
+    window.open_checkpoint(checkpoint)  # queued: the window's worker starts once it has painted
+    if args.compare is not None:  # side B's worker starts at once: open it after the paint too
+        FirstPaint(window, partial(window.compare_with, args.compare, args.compare_what_if))
     code = app.exec()
     dispose(window)
     return code
@@ -208,16 +214,14 @@ def probe_startup(app, window, session, checkpoint: Path) -> int:
     import json
     import time
 
-    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtCore import QTimer
+
+    from visualizer.window.first_paint import FirstPaint
 
     times: dict[str, float] = {}
 
-    class FirstPaint(QObject):
-        def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-            if event.type() == QEvent.Type.Paint and "painted" not in times:
-                # stamped once this paint (children included) has finished
-                QTimer.singleShot(0, lambda: times.setdefault("painted", time.time()))
-            return False
+    def painted() -> None:
+        times.setdefault("painted", time.time())
 
     def on_busy(busy: bool) -> None:
         if not busy and session.snapshot is not None and "ready" not in times:
@@ -229,15 +233,13 @@ def probe_startup(app, window, session, checkpoint: Path) -> int:
             times["error"] = text
             app.exit(2)
 
-    first_paint = FirstPaint()
-    window.installEventFilter(first_paint)
+    FirstPaint(window, painted)
     session.busy_changed.connect(on_busy)
     session.message.connect(on_message)
     QTimer.singleShot(60_000, lambda: app.exit(2))
     window.show()
     window.open_checkpoint(checkpoint)
     code = app.exec()
-    window.removeEventFilter(first_paint)
     dispose(window)
     print(json.dumps(times))
     return code

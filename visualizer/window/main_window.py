@@ -37,11 +37,16 @@ from visualizer.widgets.output_line import OutputLine
 from visualizer.widgets.step_hint import StepHint
 from visualizer.widgets.timeline import Timeline
 from visualizer.window.compare_page import ComparePage
+from visualizer.window.first_paint import FirstPaint
 from visualizer.window.opening import OpeningMixin
 from visualizer.window.pages import PanelsMixin
 from visualizer.window.parts import ExportMixin, HelpMixin, KindsMixin, SettingsMixin, no_attention_label
 from visualizer.window.qt_language import install_qt_translations
 from visualizer.work.worker import WorkerBridge
+
+# a window that is never painted (started minimised) still loads its model this long after it
+# is shown; long enough that a window that is painted, on a busy machine, always paints first
+START_ANYWAY_MS = 10_000
 
 
 class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin, PanelsMixin, QMainWindow):
@@ -73,7 +78,12 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.lazy_panels = lazy_panels
         self.compare: ComparePage | None = None  # View > Compare: side B and its page
         self.panels_failed = False
-        self.bridge = WorkerBridge(session, self, warm_up=lazy_panels)
+        # The interactive start holds the worker back until the window has painted: its first
+        # job imports torch, which on a busy CPU would otherwise delay the paint by about a
+        # second. What is asked of it before then (the warm-up, opening the model) queues.
+        self.bridge = WorkerBridge(session, self, warm_up=lazy_panels, start=not lazy_panels)
+        if lazy_panels:
+            FirstPaint(self, self.bridge.start, fallback_ms=START_ANYWAY_MS)
         self.error_dialog: QMessageBox | None = None
         self.play_timer = QTimer(self)
         self.play_timer.timeout.connect(session.play_tick)

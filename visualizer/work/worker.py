@@ -60,7 +60,11 @@ class WorkerBridge(QObject):
     warmed = Signal()  # the worker has imported torch: modules that need it load fast now
     instances: weakref.WeakSet[WorkerBridge] = weakref.WeakSet()  # tests check none outlives them
 
-    def __init__(self, session: Session, parent: QObject | None = None, *, warm_up: bool = False) -> None:
+    def __init__(
+        self, session: Session, parent: QObject | None = None, *, warm_up: bool = False, start: bool = True
+    ) -> None:
+        """With ``start`` False the thread waits for ``start()``; what is sent before then
+        (the warm-up, requests) queues in order and runs once it starts."""
         super().__init__(parent)
         self.session = session
         self.closed = False
@@ -72,12 +76,18 @@ class WorkerBridge(QObject):
         self.worker.finished.connect(self.on_finished)
         self.worker.warmed.connect(self.warmed)
         self.warm.connect(self.worker.warm_up)
-        self.thread.start()
         if warm_up:  # queued first, so it runs before any request
             self.warm.emit()
+        if start:
+            self.start()
         session.request.connect(self.send)
         session.run_job = run_job  # the work layer's table, for the pages' jobs run here and now
         WorkerBridge.instances.add(self)
+
+    def start(self) -> None:
+        """Start the worker thread (once; never after ``shutdown``)."""
+        if not self.closed and not self.thread.isRunning():
+            self.thread.start()
 
     def send(self, request: Request) -> None:
         generation = getattr(request, "generation", None)
