@@ -22,8 +22,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
+# two processes (this machine has two cores); a module stays on one, so its fixtures are made once
 test: lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # the fast subset: no window, no subprocesses, no long runs (about 30 s)
 test-fast: $(STAMP)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.bench_report import check_quick_report
 from visualizer import APP_ID
 from visualizer.cli.desktop import escape_string, exec_argument
 from visualizer.cli.version import declared_version
@@ -244,19 +245,14 @@ def test_a_screenshot_of_every_page_from_the_installed_copy(installed):
 
 
 def test_bench_quick_runs_from_the_installed_copy(installed):
-    """Every part runs, the start-up's fresh processes (``python -m visualizer``) and the
-    training process included. The figures are the benchmark's business, and so are its own
-    time limits: on a machine running other suites, its training part can run out of its
-    300 s for 600 steps ("failed: TimeoutError"), which says nothing about the wheel; any
-    other failure (a module or a file missing from the wheel) fails this test."""
+    """Every part runs, the start-up's fresh processes (``python -m visualizer``) and the training
+    process included, and the report says what it must (tests/bench_report.py). The figures are
+    the benchmark's business; its waits give up only after minutes, so a part that fails here
+    (a module or a file missing from the wheel, a timeout) is a real failure."""
     out = installed.work / "bench.json"
     result = installed.run("bench", "--quick", "--json", out)
-    assert result.returncode in (0, 1) and out.is_file(), result.stderr
-    report = json.loads(out.read_text())
-    failed = {part: why for part, why in report["unavailable"].items() if why.startswith("failed:")}
-    assert all(why.startswith("failed: TimeoutError") for why in failed.values()), failed
-    assert result.returncode == (1 if failed else 0), result.stderr
-    assert {"startup_s", "ready_s", "step_ms", "paint_ms", "attribution_step_ms"} <= set(report["metrics"])
+    assert result.returncode == 0 and out.is_file(), result.stderr
+    check_quick_report(json.loads(out.read_text()))
 
 
 def test_install_desktop_points_at_the_installed_attnviz(installed):
