@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from visualizer.i18n import trf
 from visualizer.panels.registry import ENTRIES
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
@@ -91,7 +92,8 @@ class ConceptPanel(QWidget):
     def on_computed(self, key) -> None:
         message = self.session.failed.get(key)
         if message is not None:
-            self.failure.setText(f"the model could not compute this view: {message}")
+            words = "the model could not compute this view: {message}"
+            self.failure.setText(trf(words, self.session.language, message=message))
             self.failure.show()
             return
         self.failure.hide()

@@ -19,7 +19,7 @@ from importlib import import_module
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QStackedWidget, QWidget
 
-from visualizer.i18n import tr
+from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.registry import PanelEntry
 from visualizer.state.events import Subscriptions
@@ -122,7 +122,7 @@ class PanelPage(QStackedWidget):
         language = self.session.language
         reason = self.unsupported()
         if self.failure is not None:
-            self.reason.setText(f"This page could not be loaded: {self.failure}")
+            self.reason.setText(trf("This page could not be loaded: {error}", language, error=self.failure))
         elif reason is not None:
             title = self.entry.title(language)
             self.reason.setText(f"{title} — {self.session.model.name}: {tr(reason, language)}.")

@@ -43,7 +43,7 @@ def needs_position_table(info: FamilyInfo) -> str | None:
     if scheme == "none":
         return "this model has no positional encoding"
     if scheme not in ("sinusoidal", "learned"):
-        return f"this model's positions are a {scheme.replace('_', ' ')}, not a table added to the tokens"
+        return "this model's positions are a bias on the scores, not a table added to the tokens"
     return None
 
 
@@ -70,7 +70,7 @@ def needs_layer_norm(info: FamilyInfo) -> str | None:
     if capabilities.norm == "none":
         return "this model has no normalisation layers"
     if capabilities.norm not in ("layernorm", "rmsnorm"):
-        return f"this model normalises with {capabilities.norm}, not LayerNorm or RMSNorm"
+        return "this model normalises with neither LayerNorm nor RMSNorm"
     if not capabilities.norm_stats or "norms" not in info.extras:
         return "this model does not record statistics around its norms"
     if info.resolve_kind("encoder") is None or info.resolve_kind("decoder") is None:

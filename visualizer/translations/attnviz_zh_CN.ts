@@ -2012,5 +2012,25 @@
         <source>p</source>
         <translation>p</translation>
     </message>
+    <message>
+        <source>this model&apos;s positions are a bias on the scores, not a table added to the tokens</source>
+        <translation>这个模型的位置是分数上的偏置，而不是加到词元上的表格</translation>
+    </message>
+    <message>
+        <source>this model normalises with neither LayerNorm nor RMSNorm</source>
+        <translation>这个模型既不用 LayerNorm 也不用 RMSNorm 做归一化</translation>
+    </message>
+    <message>
+        <source>the model could not compute this view: {message}</source>
+        <translation>模型无法计算这个视图：{message}</translation>
+    </message>
+    <message>
+        <source>This page could not be loaded: {error}</source>
+        <translation>无法加载这个页面：{error}</translation>
+    </message>
+    <message>
+        <source>CUDA (not available)</source>
+        <translation>CUDA（不可用）</translation>
+    </message>
 </context>
 </TS>

@@ -332,6 +332,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         self.pages.setTabText(0, tr("Attention heads", language))
         self.translator.apply(language)
         self.retitle_kinds(language)
+        self.label_cuda()
         self.show_attention_or_reason()
         self.on_playing_changed(self.session.playing)
         self.on_cursor_changed(self.session.cursor)
@@ -378,10 +379,19 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
             self.remember_recent(model.path)
         if self.session.device != "auto" and not model.device.startswith(self.session.device):
             self.session.device = model.device.split(":")[0]  # the fallback that really happened
-        self.cuda_action.setEnabled(model.cuda_available)
-        self.cuda_action.setText("CUDA" if model.cuda_available else "CUDA (not available)")
+        self.label_cuda()
         for action in self.device_actions.actions():
             action.setChecked(action.data() == self.session.device)
+
+    def label_cuda(self) -> None:
+        """View > Device > CUDA: enabled, or said unavailable, once the worker knows."""
+        model = self.session.model
+        available = model is not None and model.cuda_available
+        self.cuda_action.setEnabled(available)
+        unknown = model is None  # before a model loads, torch has not said
+        self.cuda_action.setText(
+            "CUDA" if available or unknown else tr("CUDA (not available)", self.session.language)
+        )
 
     def on_cursor_changed(self, cursor: int) -> None:
         snapshot = self.session.snapshot
