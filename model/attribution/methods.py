@@ -41,8 +41,10 @@ import torch
 from model.attribution.ranks import spearman
 from model.attribution.results import (  # noqa: F401 (METHODS re-exported: where readers look)
     ATTENTION_METHODS,
+    COMPLETENESS,
     GRADIENT_METHODS,
     METHODS,
+    REFINEMENTS,
     SIGNED,
     Attribution,
     AttributionSettings,
@@ -52,8 +54,6 @@ from model.core.gradients import differentiable
 from model.interface import NO_INTERVENTIONS, EncodeOutput, Interventions, ModelFamily, TeacherForcedOutput
 
 OCCLUSION_CHUNK = 32  # occluded copies of the source per forward pass
-COMPLETENESS = 0.01  # integrated gradients: |Σ scores − (f(x) − f(x'))| / |f(x) − f(x')| to reach
-REFINEMENTS = 3  # times the number of points may double to reach it (32 → 256)
 Progress = Callable[[int, int, str], None]  # (done, total, what is being done)
 DEFAULT_SETTINGS = AttributionSettings()  # frozen: one default shared by every call
 

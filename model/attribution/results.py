@@ -22,6 +22,11 @@ ATTENTION_METHODS = ("attention_head", "attention_layer", "rollout")
 GRADIENT_METHODS = ("gradient_x_input", "integrated_gradients")
 METHODS = (*ATTENTION_METHODS, *GRADIENT_METHODS, "occlusion")
 SIGNED = frozenset((*GRADIENT_METHODS, "occlusion"))
+# integrated gradients' completeness: |Σ scores − (f(x) − f(x'))| / |f(x) − f(x')| to reach, and
+# how many times the number of points may double to reach it (32 → 256); here, beside the
+# result, so that the page can say why it used more points than it was asked for
+COMPLETENESS = 0.01
+REFINEMENTS = 3
 
 
 # -- attribution (model.attribution.methods) -------------------------------------------------

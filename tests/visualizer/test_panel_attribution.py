@@ -7,7 +7,9 @@ import threading
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QApplication
 
 from model.attribution.heads import head_importance, source_sample
 from model.attribution.logit_lens import logit_lens
@@ -15,8 +17,17 @@ from model.attribution.methods import METHODS, AttributionSettings, attribute
 from model.generation.engine import GenerationEngine
 from model.interface import NO_INTERVENTIONS
 from model.transformer.checkpoint import load_checkpoint
+from tests.factories import write_small_rnn
+from tests.visualizer.conftest import window_on
 from tests.waits import EVENT_MS
-from visualizer.panels.attribution import AGREEMENT_METHODS, Stopped, scaled_rows
+from visualizer.numbers import number
+from visualizer.panels.attribution import (
+    AGREEMENT_METHODS,
+    MAX_CELL_PX,
+    Stopped,
+    integrated_gradients_summary,
+    scaled_rows,
+)
 from visualizer.state.jobs import AttributionJob
 from visualizer.work import jobs
 from visualizer.work.runner import run_job
@@ -75,6 +86,17 @@ def test_attribution_page_shows_every_method_of_the_shown_step(harness, tiny_che
             panel.agreement_maps[method].image.image, expected.agreement[method][2], atol=1e-4
         )
     assert "L2 H3" in panel.status.text()
+    # the agreement maps have their scale beside them and each head's ρ written in its cell
+    QApplication.processEvents()  # the canvas lays the maps out
+    assert panel.agreement_bar.levels() == (-1.0, 1.0)
+    assert panel.agreement_bar.getAxis("right").labelText == "Spearman ρ"
+    for method in AGREEMENT_METHODS:
+        rho = expected.agreement[method][2]
+        labels = panel.agreement_labels[method]
+        assert labels.texts == [[number(value, 2, signed=True) for value in row] for row in rho]
+        assert len(labels.fitting()) == rho.size  # every one fits its cell: readable
+    # integrated gradients says the points it used, and why where it used more than asked
+    assert integrated_gradients_summary(expected, 2, "en") in panel.status.text()
     # progress went up to the end, for this job
     fractions = [fraction for key, fraction in progress if key == panel.job_key]
     assert fractions and fractions == sorted(fractions) and fractions[-1] == 1.0
@@ -89,6 +111,28 @@ def test_attribution_page_shows_every_method_of_the_shown_step(harness, tiny_che
     # another number of integrated-gradient points: computed again with it
     panel.ig_points.setValue(8)
     harness.qtbot.waitUntil(lambda: panel.result.settings.ig_steps == 8, timeout=EVENT_MS)
+
+
+@pytest.fixture
+def rnn_harness(qtbot, settings, tmp_path):
+    yield from window_on(qtbot, settings, write_small_rnn(tmp_path / "rnn.safetensors"))
+
+
+def test_an_rnns_one_head_is_a_small_square_with_its_number_not_the_whole_row(rnn_harness):
+    stepped(rnn_harness, 2)
+    panel = panel_of(rnn_harness, "attribution")
+    rnn_harness.qtbot.waitUntil(lambda: panel.result is not None, timeout=EVENT_MS)
+    QApplication.processEvents()  # the canvas lays the maps out
+    for method in AGREEMENT_METHODS:
+        cell = panel.agreement_maps[method]
+        assert cell.image.image.shape == (1, 1)  # an RNN has one "head"
+        view = cell.viewbox.geometry()
+        assert 0 < view.width() <= MAX_CELL_PX and 0 < view.height() <= MAX_CELL_PX
+        rho = panel.result.agreement[method][1, 0, 0]
+        assert panel.agreement_labels[method].texts == [[number(rho, 2, signed=True)]]
+        assert panel.agreement_labels[method].fitting() == [(0, 0)]
+    # the row of methods above keeps the canvas's width
+    assert panel.rows.viewbox.geometry().width() > 4 * MAX_CELL_PX
 
 
 @dataclass(frozen=True)

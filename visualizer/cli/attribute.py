@@ -88,14 +88,33 @@ def cmd_attribute(args: argparse.Namespace) -> int:
     return 0
 
 
+TOP_TOKENS = 3  # source tokens printed per method and step
+
+
 def attribution_table(result) -> str:
-    """Per computed step: the written token and, per method, the source token it scores highest."""
-    lines = []
+    """Per computed step: the written token and its log-probability, then per method the
+    ``TOP_TOKENS`` source tokens it scores highest (by |score| for the signed methods), each with
+    its position (from 1, as ``--step`` counts) and its score: a source with four e's says which."""
+    import numpy as np
+
+    from model.attribution.results import SIGNED
+    from visualizer.numbers import MISSING, number, score
+
+    lines = [
+        f"each method's top {TOP_TOKENS} source tokens: position (from 1), token, score "
+        "(the signed methods ranked by |score|)"
+    ]
+    width = max(len(method) for method in result.scores) if result.scores else 0
     for t in result.steps:
-        parts = [f"step {t + 1:>3} {result.output_tokens[t]!r:<8} log p {result.logprob[t]:7.3f}"]
+        lines.append(f"step {t + 1:>3} {result.output_tokens[t]!r:<8} log p {number(result.logprob[t]):>7}")
         for method in result.scores:
             values = result.source_scores(method, t)
-            top = int(abs(values).argmax()) if method != "rollout" else int(values.argmax())
-            parts.append(f"{method}: {result.source_tokens[top]!r}")
-        lines.append("  ".join(parts))
+            signed = method in SIGNED
+            strength = np.abs(values) if signed else values
+            ranked = [int(i) for i in np.argsort(-strength, kind="stable") if np.isfinite(values[i])]
+            cells = [
+                f"{i + 1:>3} {result.source_tokens[i]!r:<8} {score(values[i], signed=signed):>8}"
+                for i in ranked[:TOP_TOKENS]
+            ]
+            lines.append(f"  {method:<{width}}  " + ("   ".join(cells) if cells else MISSING))
     return "\n".join(lines)

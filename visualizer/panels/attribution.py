@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QGraphicsWidget, QLabel, QPushButton, QSpinBox
 
-from model.attribution.results import METHODS, Attribution, AttributionSettings
+from model.attribution.results import COMPLETENESS, METHODS, REFINEMENTS, Attribution, AttributionSettings
 from visualizer.i18n import tr, trf
+from visualizer.numbers import number, percent, score
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
 from visualizer.state.jobs import AttributionJob
+from visualizer.widgets.cell_labels import CellLabels
 from visualizer.widgets.combo import refill
 from visualizer.widgets.heatmap import MatrixPlot, display_token
 
@@ -25,6 +28,10 @@ LABEL_COLOR = "#dddddd"
 DIVERGING = "CET-D1"  # blue (against) – white – red (for): signed scores and correlations
 AGREEMENT_METHODS = ("rollout", "gradient_x_input", "integrated_gradients", "occlusion")
 SEPARATOR_COLOR = "#ffb300"
+# an agreement map's cells are at most this many pixels a side: a model with one head (an RNN)
+# gets a small square with its number in it, not one cell filling the whole row
+MAX_CELL_PX = 56
+AXES_PX = 56  # room a map's title and its bottom axis take
 
 
 def scaled_rows(result: Attribution, step: int) -> np.ndarray:
@@ -40,6 +47,44 @@ def scaled_rows(result: Attribution, step: int) -> np.ndarray:
         largest = np.abs(values[finite]).max() if finite.any() else 0.0
         rows[row] = values / largest if largest > 0 else values
     return rows
+
+
+def integrated_gradients_summary(result: Attribution, step: int, language: str) -> str:
+    """What integrated gradients did at ``step``: the points it used and, where that is more than
+    the points asked for, why (they are doubled until completeness holds within its tolerance)."""
+    if not result.ig_steps_used or result.completeness_gap is None:
+        return ""
+    asked, used = result.settings.ig_steps, result.ig_steps_used
+    values = {
+        "asked": asked,
+        "points": used,
+        "difference": number(result.logprob[step] - result.baseline_logprob[step]),
+        "gap": percent(result.completeness_gap[step], 2),
+        "tolerance": percent(COMPLETENESS, 0),
+    }
+    if used == asked:
+        return trf(
+            "Integrated gradients: {points} points; the scores add up to f(x) − f(x′) = {difference} "
+            "within {gap} (the tolerance is {tolerance}).",
+            language,
+            **values,
+        )
+    if result.completeness_gap[step] <= COMPLETENESS:
+        return trf(
+            "Integrated gradients: {points} points, not the {asked} asked for: the points are doubled "
+            "until the scores add up to f(x) − f(x′) = {difference} within {tolerance}; with {points} "
+            "they are off by {gap}.",
+            language,
+            **values,
+        )
+    return trf(
+        "Integrated gradients: {points} points, not the {asked} asked for: the points are doubled, "
+        "at most {doublings} times, until the scores add up to f(x) − f(x′) = {difference} within "
+        "{tolerance}; with {points} they are still off by {gap}.",
+        language,
+        doublings=REFINEMENTS,
+        **values,
+    )
 
 
 class AttributionPanel(ConceptPanel):
@@ -88,12 +133,28 @@ class AttributionPanel(ConceptPanel):
         self.rows = MatrixPlot(self.canvas.addPlot(row=0, col=0, colspan=len(AGREEMENT_METHODS)), DIVERGING)
         self.separator = pg.InfiniteLine(angle=90, pen=pg.mkPen(SEPARATOR_COLOR, width=2))
         self.rows.plot.addItem(self.separator)
+        self.rows_bar = self.colour_bar(row=0)
+        # the maps in a row of their own, between two spacers that take what the maps, at most
+        # MAX_CELL_PX a cell, leave: their size limit must not narrow the rows above
+        agreement_row = self.canvas.addLayout(row=1, col=0, colspan=len(AGREEMENT_METHODS))
+        agreement_row.setContentsMargins(0, 0, 0, 0)
         self.agreement_maps = {
-            method: MatrixPlot(self.canvas.addPlot(row=1, col=column), DIVERGING)
+            method: MatrixPlot(agreement_row.addPlot(row=0, col=column + 1), DIVERGING)
             for column, method in enumerate(AGREEMENT_METHODS)
         }
-        for cell in self.agreement_maps.values():
+        for column in (0, len(AGREEMENT_METHODS) + 1):
+            agreement_row.addItem(QGraphicsWidget(), row=0, col=column)
+        for column in range(1, len(AGREEMENT_METHODS) + 1):
+            agreement_row.layout.setColumnStretchFactor(column, 1)
+        self.agreement_labels: dict[str, CellLabels] = {}
+        for method, cell in self.agreement_maps.items():
             cell.plot.invertY(True)
+            self.agreement_labels[method] = CellLabels()
+            cell.plot.addItem(self.agreement_labels[method])
+            agreement_row.layout.setAlignment(
+                cell.plot, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+            )
+        self.agreement_bar = self.colour_bar(row=1)
         self.canvas.ci.layout.setRowStretchFactor(0, 3)
         self.canvas.ci.layout.setRowStretchFactor(1, 2)
         self.hover = QLabel(" ")
@@ -129,7 +190,19 @@ class AttributionPanel(ConceptPanel):
         )
         self.stop_button.setText(tr("Stop", language))
         self.run_button.setText(tr("Compute again", language))
+        self.rows_bar.getAxis("right").setLabel(tr("score ÷ its row's largest |score|", language))
+        self.agreement_bar.getAxis("right").setLabel(tr("Spearman ρ", language))
         super().on_language_changed(language)
+
+    def colour_bar(self, row: int) -> pg.ColorBarItem:
+        """The −1…1 scale of a row of the canvas, right of it."""
+        bar = pg.ColorBarItem(
+            values=(-1, 1), colorMap=pg.colormap.get(DIVERGING), interactive=False, width=10
+        )
+        for side in ("right", "left"):
+            bar.getAxis(side).setTextPen(LABEL_COLOR)
+        self.canvas.addItem(bar, row=row, col=len(AGREEMENT_METHODS))
+        return bar
 
     def method_name(self, method: str, layer: int, head: int) -> str:
         """A row's method as the rows, the agreement maps and the hover name it."""
@@ -267,24 +340,26 @@ class AttributionPanel(ConceptPanel):
             values = result.agreement.get(method)
             if values is None:
                 cell.show_matrix(np.zeros((0, 0)), None)
+                self.agreement_labels[method].clear()
                 continue
             cell.show_matrix(values[step], None, levels=(-1.0, 1.0))
             layers, heads = values.shape[1:]
             cell.set_ticks([f"L{i + 1}" for i in range(layers)], [f"H{i + 1}" for i in range(heads)])
+            self.agreement_labels[method].set_cells(
+                [[number(rho, 2, signed=True) for rho in row] for row in values[step]],
+                values[step],
+                pg.colormap.get(DIVERGING),
+                (-1.0, 1.0),
+            )
+            cell.viewbox.setMaximumSize(heads * MAX_CELL_PX, layers * MAX_CELL_PX)
+            cell.plot.getAxis("bottom").setMaximumWidth(heads * MAX_CELL_PX)
+            cell.plot.getAxis("left").setMaximumHeight(layers * MAX_CELL_PX)
+            cell.plot.setMaximumHeight(AXES_PX + layers * MAX_CELL_PX)  # the axis stays by the map
         self.status.setText(self.summary(result, step))
 
     def summary(self, result: Attribution, step: int) -> str:
         language = self.session.language
-        ig = ""
-        if result.ig_steps_used and result.completeness_gap is not None:
-            ig = trf(
-                "Integrated gradients: {points} points, sum off f(x) − f(x′) = {difference:.3f} by "
-                "{gap:.2%}.",
-                language,
-                points=result.ig_steps_used,
-                difference=float(result.logprob[step] - result.baseline_logprob[step]),
-                gap=float(result.completeness_gap[step]),
-            )
+        ig = integrated_gradients_summary(result, step, language)
         occlusion = tr(
             "Occlusion replaced each source token by <unk>."
             if result.occlusion_mode == "unk"
@@ -292,12 +367,12 @@ class AttributionPanel(ConceptPanel):
             language,
         )
         text = trf(
-            "Step {step} writes {token} (log p = {logprob:.4f}). Attention head: cross-attention "
+            "Step {step} writes {token} (log p = {logprob}). Attention head: cross-attention "
             "L{layer} H{head}. {ig} {occlusion}",
             language,
             step=step + 1,
             token=repr(display_token(result.output_tokens[step])),
-            logprob=float(result.logprob[step]),
+            logprob=number(result.logprob[step], 4),
             layer=(result.layer or 0) + 1,
             head=result.settings.head + 1,
             ig=ig,
@@ -338,7 +413,7 @@ class AttributionPanel(ConceptPanel):
                     token=repr(display_token(token)),
                     where=where,
                     index=index + 1,
-                    value="—" if not np.isfinite(value) else f"{value:+.4f}",
+                    value=score(value, 4, signed=True),
                 )
             )
             return
@@ -354,7 +429,7 @@ class AttributionPanel(ConceptPanel):
                         layer=layer + 1,
                         head=head + 1,
                         method=self.method_name(method, layer, head),
-                        value="—" if not np.isfinite(value) else f"{value:+.3f}",
+                        value=number(value, 3, signed=True),
                     )
                 )
                 return

@@ -684,12 +684,28 @@
         <translation>已停止。按“重新计算”计算第 {step} 步。</translation>
     </message>
     <message>
-        <source>Step {step} writes {token} (log p = {logprob:.4f}). Attention head: cross-attention L{layer} H{head}. {ig} {occlusion}</source>
-        <translation>第 {step} 步写出 {token}（log p = {logprob:.4f}）。注意力头：交叉注意力第 {layer} 层第 {head} 个头。{ig}{occlusion}</translation>
+        <source>Step {step} writes {token} (log p = {logprob}). Attention head: cross-attention L{layer} H{head}. {ig} {occlusion}</source>
+        <translation>第 {step} 步写出 {token}（log p = {logprob}）。注意力头：交叉注意力第 {layer} 层第 {head} 个头。{ig}{occlusion}</translation>
     </message>
     <message>
-        <source>Integrated gradients: {points} points, sum off f(x) − f(x′) = {difference:.3f} by {gap:.2%}.</source>
-        <translation>积分梯度：{points} 个点，总和与 f(x) − f(x′) = {difference:.3f} 相差 {gap:.2%}。</translation>
+        <source>Integrated gradients: {points} points; the scores add up to f(x) − f(x′) = {difference} within {gap} (the tolerance is {tolerance}).</source>
+        <translation>积分梯度：{points} 个点；各分数之和与 f(x) − f(x′) = {difference} 相差 {gap}（容差为 {tolerance}）。</translation>
+    </message>
+    <message>
+        <source>Integrated gradients: {points} points, not the {asked} asked for: the points are doubled until the scores add up to f(x) − f(x′) = {difference} within {tolerance}; with {points} they are off by {gap}.</source>
+        <translation>积分梯度：用了 {points} 个点，而不是所设的 {asked} 个：点数会逐次加倍，直到各分数之和与 f(x) − f(x′) = {difference} 相差不超过 {tolerance}；用 {points} 个点时相差 {gap}。</translation>
+    </message>
+    <message>
+        <source>Integrated gradients: {points} points, not the {asked} asked for: the points are doubled, at most {doublings} times, until the scores add up to f(x) − f(x′) = {difference} within {tolerance}; with {points} they are still off by {gap}.</source>
+        <translation>积分梯度：用了 {points} 个点，而不是所设的 {asked} 个：点数会逐次加倍（最多 {doublings} 次），直到各分数之和与 f(x) − f(x′) = {difference} 相差不超过 {tolerance}；用 {points} 个点时仍相差 {gap}。</translation>
+    </message>
+    <message>
+        <source>score ÷ its row's largest |score|</source>
+        <translation>分数 ÷ 该行最大 |分数|</translation>
+    </message>
+    <message>
+        <source>Spearman ρ</source>
+        <translation>Spearman ρ</translation>
     </message>
     <message>
         <source>Occlusion replaced each source token by &lt;unk&gt;.</source>
