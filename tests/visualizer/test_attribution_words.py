@@ -1,6 +1,6 @@
-"""What the attribution page and ``attnviz attribute`` say in words: numbers without a signed
-zero, the printed table's top tokens with their positions, and why integrated gradients used
-more points than it was asked for."""
+"""What the attribution page, ``attnviz attribute`` and ``attnviz heads`` say in words: numbers
+without a signed zero, the printed table's top tokens with their positions, and why integrated
+gradients used more points than it was asked for."""
 
 from __future__ import annotations
 
@@ -104,3 +104,26 @@ def test_the_status_says_why_integrated_gradients_used_more_points_than_asked():
     assert "256 points, not the 32 asked for" in short and "at most 3 times" in short
     assert "still off by 2.20%" in short and f"within {tolerance}" in short
     assert integrated_gradients_summary(gap_result(32, 256, 0.022), 0, "zh") != short
+
+
+def test_the_head_importance_table_has_no_signed_zero_either():
+    from model.attribution.results import HeadImportance, Sample
+    from visualizer.cli.heads import importance_table
+
+    sample = Sample(["reverse: ab"], ["ba"], "task", ((6, 5, 2),))
+    importance = HeadImportance(
+        kinds=("cross",),
+        titles={"cross": "cross-attention"},
+        ll_drop={"cross": np.array([[-0.001, 0.5]])},  # zeroing the first head helps a hair
+        exact_match={"cross": np.array([[1.0, 0.0]])},
+        base_ll=-2e-5,  # a model sure of every token
+        base_exact_match=1.0,
+        sample=sample,
+        prune_order=(("cross", 0, 0), ("cross", 0, 1)),
+        prune_exact_match=np.array([1.0, 1.0, 0.0]),
+        prune_ll=np.array([-2e-5, -1e-3, -3.0]),
+    )
+    table = importance_table(importance)
+    assert "log-likelihood 0.000 nats" in table
+    assert table.splitlines()[-3].split()[1:3] == ["0.00", "(100.0%)"]
+    assert "cross L1 H1 (0.00)" in table and "-0.0" not in table

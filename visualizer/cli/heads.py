@@ -90,10 +90,12 @@ def cmd_heads(args: argparse.Namespace) -> int:
 def importance_table(result) -> str:
     """Per kind, the layers × heads map of log-likelihood drops; then the most important heads
     and the pruning curve."""
+    from visualizer.numbers import number
+
     references = "the task's answers" if result.sample.reference_kind == "task" else "the model's own outputs"
     lines = [
         f"{result.n} sources, references: {references}; as trained: exact match "
-        f"{result.base_exact_match:.1%}, log-likelihood {result.base_ll:.3f} nats per sequence",
+        f"{result.base_exact_match:.1%}, log-likelihood {number(result.base_ll)} nats per sequence",
         "drop in log-likelihood (nats per sequence) when one head is zeroed; (exact match then)",
     ]
     for kind in result.kinds:
@@ -102,11 +104,11 @@ def importance_table(result) -> str:
         lines.append("        " + "".join(f"{'H' + str(h + 1):>18}" for h in range(drops.shape[1])))
         for layer in range(drops.shape[0]):
             cells = "".join(
-                f"{drops[layer, h]:>9.2f} ({exact[layer, h]:>6.1%})" for h in range(drops.shape[1])
+                f"{number(drops[layer, h], 2):>9} ({exact[layer, h]:>6.1%})" for h in range(drops.shape[1])
             )
             lines.append(f"  L{layer + 1:<5}" + cells)
     most = ", ".join(
-        f"{kind} L{layer + 1} H{head + 1} ({drop:.2f})"
+        f"{kind} L{layer + 1} H{head + 1} ({number(drop, 2)})"
         for (kind, layer, head), drop in result.most_important()
     )
     lines.append(f"most important: {most}")

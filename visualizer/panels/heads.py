@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlid
 
 from model.attribution.results import HeadImportance, tasks_of
 from visualizer.i18n import tr, trf
+from visualizer.numbers import number
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.jobs import PanelJobs, Stopped
 from visualizer.state.jobs import HeadImportanceJob
@@ -315,7 +316,7 @@ class HeadsPanel(ConceptPanel):
                 for layer in range(layers):
                     for head in range(heads):
                         mark = "✕ " if (kind, layer, head) in zeroed else ""
-                        value = f"{drops[layer, head]:.2f}".replace("-0.00", "0.00")
+                        value = number(drops[layer, head], 2)
                         label = pg.TextItem(
                             f"{mark}{value}",
                             color=ZEROED_COLOR if mark else "#ffffff",
@@ -340,7 +341,7 @@ class HeadsPanel(ConceptPanel):
         self.slider.setValue(k)
         self.slider.blockSignals(False)
         self.show_k(self.slider.value())
-        most = ", ".join(f"{head_name(head)} ({drop:.2f})" for head, drop in result.most_important())
+        most = ", ".join(f"{head_name(head)} ({number(drop, 2)})" for head, drop in result.most_important())
         if result.sample.reference_kind == "task":
             references = tr("the task's answers", language)
         else:
@@ -348,12 +349,12 @@ class HeadsPanel(ConceptPanel):
         self.status.setText(
             trf(
                 "Sample: {n}; references: {references}. As trained: exact match {exact:.0%}, "
-                "log-likelihood {ll:.3f} nats per sequence. Most important: {most}.",
+                "log-likelihood {ll} nats per sequence. Most important: {most}.",
                 language,
                 n=result.n,
                 references=references,
                 exact=result.base_exact_match,
-                ll=result.base_ll,
+                ll=number(result.base_ll),
                 most=most,
             )
         )
@@ -373,13 +374,13 @@ class HeadsPanel(ConceptPanel):
         kind, layer, index = head
         self.hover.setText(
             trf(
-                "{kind} L{layer} H{head}: log-likelihood drop {drop:.3f} nats, exact match {exact:.0%} "
+                "{kind} L{layer} H{head}: log-likelihood drop {drop} nats, exact match {exact:.0%} "
                 "with it zeroed",
                 self.session.language,
                 kind=tr(self.result.titles[kind], self.session.language),
                 layer=layer + 1,
                 head=index + 1,
-                drop=float(self.result.ll_drop[kind][layer, index]),
+                drop=number(self.result.ll_drop[kind][layer, index]),
                 exact=float(self.result.exact_match[kind][layer, index]),
             )
         )

@@ -825,8 +825,8 @@
         <translation>请先运行一些输入：对没有已知任务的模型，重要性在你运行过的输入上测量，以模型自己的输出为参考。</translation>
     </message>
     <message>
-        <source>Sample: {n}; references: {references}. As trained: exact match {exact:.0%}, log-likelihood {ll:.3f} nats per sequence. Most important: {most}.</source>
-        <translation>样本：{n} 个输入；参考答案：{references}。按训练结果：完全匹配率 {exact:.0%}，对数似然 {ll:.3f} 奈特/序列。最重要的：{most}。</translation>
+        <source>Sample: {n}; references: {references}. As trained: exact match {exact:.0%}, log-likelihood {ll} nats per sequence. Most important: {most}.</source>
+        <translation>样本：{n} 个输入；参考答案：{references}。按训练结果：完全匹配率 {exact:.0%}，对数似然 {ll} 奈特/序列。最重要的：{most}。</translation>
     </message>
     <message>
         <source>the task's answers</source>
@@ -865,8 +865,8 @@
         <translation>没有头被置零：模型按训练结果运行。</translation>
     </message>
     <message>
-        <source>{kind} L{layer} H{head}: log-likelihood drop {drop:.3f} nats, exact match {exact:.0%} with it zeroed</source>
-        <translation>{kind} 第 {layer} 层第 {head} 头：对数似然下降 {drop:.3f} 奈特，置零后完全匹配率 {exact:.0%}</translation>
+        <source>{kind} L{layer} H{head}: log-likelihood drop {drop} nats, exact match {exact:.0%} with it zeroed</source>
+        <translation>{kind} 第 {layer} 层第 {head} 头：对数似然下降 {drop} 奈特，置零后完全匹配率 {exact:.0%}</translation>
     </message>
     <message>
         <source>WHAT-IF: {n} head(s) zeroed in the live model</source>
