@@ -237,3 +237,41 @@ class LogitLens:
             else:
                 first = None
         return first
+
+
+@dataclass(frozen=True)
+class LogitLensGrid:
+    """The lens at every step of an output at once (``model.attribution.logit_lens.logit_lens_grid``):
+    for decoder layer l and step t, what the model would have written at t had it stopped
+    after layer l."""
+
+    read_tokens: list[str]  # [T] what the decoder read at each step: <bos>, then the outputs before
+    written: list[str]  # [T] the token the model wrote at each step
+    written_ids: np.ndarray  # [T]
+    top_ids: np.ndarray  # [L, T, k] the k most likely tokens after each layer, most likely first
+    top_tokens: list[list[list[str]]]  # [L][T][k]
+    top_probs: np.ndarray  # [L, T, k]
+    written_probs: np.ndarray  # [L, T] the written token's probability after each layer
+    written_ranks: np.ndarray  # [L, T] its rank (1 = the most likely)
+
+    @property
+    def layers(self) -> int:
+        return self.written_probs.shape[0]
+
+    @property
+    def steps(self) -> int:
+        return self.written_probs.shape[1]
+
+    def at(self, step: int) -> LogitLens:
+        """The lens at one step, as ``logit_lens`` gives it."""
+        return LogitLens(
+            step=step,
+            read_tokens=self.read_tokens[: step + 1],
+            written=self.written[step],
+            written_id=int(self.written_ids[step]),
+            top_ids=self.top_ids[:, step],
+            top_tokens=[layer[step] for layer in self.top_tokens],
+            top_probs=self.top_probs[:, step],
+            written_probs=self.written_probs[:, step],
+            written_ranks=self.written_ranks[:, step],
+        )

@@ -59,3 +59,14 @@ def test_the_logit_lens_last_layer_is_the_models_own_logits(kind, hf_families):
     assert lens.shape[:3] == (1, family.info.kind("cross").layers, 4)
     torch.testing.assert_close(lens[0, -1], forced.logits[0].float(), atol=1e-5, rtol=1e-5)
     assert not torch.allclose(lens[0, 0], lens[0, -1])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_logit_lens_of_every_step_at_once_is_the_lens_of_each_step(kind, hf_families):
+    from tests.model.test_logit_lens import lens_of_each_step_is_the_grids
+
+    family = hf_families[kind]
+    engine = GenerationEngine(family, SOURCES[0])
+    for _ in range(4):
+        engine.step()
+    lens_of_each_step_is_the_grids(family, SOURCES[0], engine.output_ids, k=5)

@@ -89,12 +89,12 @@ class RelativeBiasJob:
 
 
 @dataclass(frozen=True)
-class LogitLensJob:
-    """The logit-lens page at ``step`` of ``output_ids``; answers ``LogitLens``."""
+class LogitLensGridJob:
+    """The logit-lens page: the lens at every step of ``output_ids`` (one teacher-forced pass),
+    the ``top_k`` most likely tokens of each layer and step; answers ``LogitLensGrid``."""
 
     source: str
     output_ids: tuple[int, ...]
-    step: int
     top_k: int
 
 
@@ -158,7 +158,7 @@ Job = (
     | PositionTableJob
     | SwapJob
     | RelativeBiasJob
-    | LogitLensJob
+    | LogitLensGridJob
     | AttributionJob
     | HeadImportanceJob
     | FilteredDistributionJob

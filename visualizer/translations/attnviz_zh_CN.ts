@@ -873,8 +873,8 @@
         <translation>假设实验：实时模型中有 {n} 个头被置零</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Logit lens.&lt;/b&gt; The decoder builds its answer layer by layer. Reading each decoder layer's output at the shown step through the model's own final norm and output layer gives the next-token distribution the model would have if it stopped there (nostalgebraist 2020). Each row is a layer, the most likely tokens first; the token the model wrote is in orange, and the last columns give its probability and rank. The last layer is the model's own distribution.</source>
-        <translation>&lt;b&gt;Logit lens（逻辑透镜）。&lt;/b&gt;解码器逐层构建它的答案。把当前步每个解码器层的输出，经过模型自己的最终归一化和输出层读出，就得到模型若停在那一层时的下一个词元分布（nostalgebraist 2020）。每一行是一层，最可能的词元在前；模型实际写出的词元显示为橙色，最后两列是它的概率和名次。最后一层就是模型自己的分布。</translation>
+        <source>&lt;b&gt;Logit lens.&lt;/b&gt; The decoder builds its answer layer by layer. Reading a decoder layer's output through the model's own final norm and output layer gives the next-token distribution the model would have if it stopped there (nostalgebraist 2020). The heatmap: for each layer (row) and each step written (column), the probability of the token the model actually wrote there; each cell names the token that layer finds most likely. Click a cell to choose it; the table below gives that step's most likely tokens after every layer (the written token underlined in bold), with the written token's probability and rank. The last layer is the model's own distribution.</source>
+        <translation>&lt;b&gt;Logit lens（逻辑透镜）。&lt;/b&gt;解码器逐层构建它的答案。把某个解码器层的输出经过模型自己的最终归一化和输出层读出，就得到模型若停在那一层时的下一个词元分布（nostalgebraist 2020）。热图：每一行是一层，每一列是写出的一步，格子的颜色是该层给模型在这一步实际写出的词元的概率；格子里写的是该层认为最可能的词元。点击一个格子即可选中它；下方的表格列出这一步在每一层之后最可能的词元（写出的词元以粗体加下划线标出），以及写出的词元的概率和名次。最后一层就是模型自己的分布。</translation>
     </message>
     <message>
         <source>Run a source and take at least one step: the lens reads the shown step.</source>
@@ -883,6 +883,10 @@
     <message>
         <source>#{n}</source>
         <translation>第 {n}</translation>
+    </message>
+    <message>
+        <source>Layer {layer}, step {step}: {written} (written) {p} (rank {rank}); most likely {top} {top_p}</source>
+        <translation>第 {layer} 层，第 {step} 步：{written}（写出的）{p}（名次 {rank}）；最可能的是 {top} {top_p}</translation>
     </message>
     <message>
         <source>p(written)</source>

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from model.attribution.heads import head_importance, model_sample, source_sample, task_sample
-from model.attribution.logit_lens import logit_lens
+from model.attribution.logit_lens import logit_lens_grid
 from model.attribution.methods import Cancelled, attribute
 from model.core.progress import report, stop_requested
 from model.generation.decoding import filtered_distribution
@@ -30,7 +30,7 @@ from visualizer.state.jobs import (
     FilteredDistributionJob,
     HeadImportanceJob,
     HypothesisAttentionJob,
-    LogitLensJob,
+    LogitLensGridJob,
     NormAffineJob,
     PaddedBatchJob,
     PositionTableJob,
@@ -107,7 +107,7 @@ JOBS: dict[type, Work] = {
     PositionTableJob: encoding_table,
     SwapJob: lambda job, model, _: compare_swap(model, job.source, job.a, job.b, job.interventions),
     RelativeBiasJob: lambda job, model, _: relative_bias(model, list(job.tokens)),
-    LogitLensJob: lambda job, model, _: logit_lens(model, job.source, job.output_ids, job.step, job.top_k),
+    LogitLensGridJob: lambda job, model, _: logit_lens_grid(model, job.source, job.output_ids, job.top_k),
     AttributionJob: attribution,
     HeadImportanceJob: importance,
     FilteredDistributionJob: lambda job, _model, _: filtered_distribution(job.logits, job.settings),
