@@ -285,6 +285,7 @@ def test_a_part_cell_is_named_by_its_own_axes_and_the_words_follow_the_language(
         harness.session.set_language("zh")
         harness.wait_idle()
         assert panel.explanation.text().startswith("<b>加性注意力</b>")
+        assert "上下文。然后由<b>掩码</b>" in panel.explanation.text()  # no space between the sentences
         assert titles(panel)[0] == "W s<br>（解码器状态）" and "分数不缩放" in panel.status.text()
         words = panel.cell_text(0, stage_of(panel, "query"), 0, 3)
         assert words == f"W s · 查询 0 '<bos>' · 第 3 维：{panel.cells[(0, 'query')].shown[0, 3]:.4f}"

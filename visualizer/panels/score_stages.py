@@ -132,7 +132,10 @@ def explanation(score: ScoreFunction | None, causal: bool, language: str) -> str
     """The page's explanation: how this kind makes its scores, in its family's words, then the
     masks (the causal mask only for a model that has one)."""
     masks = tr(MASKS_CAUSAL if causal else MASKS_PADDING, language)
-    return masks if score is None else f"{tr(score.explanation, language)} {masks}"
+    if score is None:
+        return masks
+    # a template, not a space: Chinese puts none between sentences
+    return trf("{scores} {masks}", language, scores=tr(score.explanation, language), masks=masks)
 
 
 def stage_title(stage: Stage, language: str, query: str = "") -> str:

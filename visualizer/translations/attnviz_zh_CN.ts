@@ -2112,5 +2112,9 @@
         <source>&lt;b&gt;Scaled dot-product attention&lt;/b&gt; over the RNN's states: e_j = s · h_j / √d, with d the width of the states: the Transformer's score without its projections W_Q and W_K. α = softmax(e) mixes the encoder states into the context the decoder reads next.</source>
         <translation>作用于 RNN 状态的&lt;b&gt;缩放点积注意力&lt;/b&gt;：e_j = s · h_j / √d，d 为状态的宽度——即去掉投影 W_Q 和 W_K 的 Transformer 打分。α = softmax(e) 把各编码器状态混合成解码器下一步读取的上下文。</translation>
     </message>
+    <message>
+        <source>{scores} {masks}</source>
+        <translation>{scores}{masks}</translation>
+    </message>
 </context>
 </TS>
