@@ -294,3 +294,19 @@ def test_a_part_cell_is_named_by_its_own_axes_and_the_words_follow_the_language(
 
 def stage_of(panel, name: str):
     return next(stage for stage in panel.grid[1] if stage.name == name)
+
+
+def test_every_row_of_a_padded_batch_draws_open_entries_white_and_blocked_ones_dark(harness):
+    """The mask's grey scale is reversed for each row's plot on a copy: reversing pyqtgraph's
+    shared map in place turned it back for the first row (all its open entries drawn dark)."""
+    panel = masks_panel(harness)
+    panel.batch.setChecked(True)
+    harness.wait_idle()
+    for row in (0, 1):
+        colormap = panel.cells[(row, "mask")].image.getColorMap()
+        open_colour, blocked_colour = (colormap.map(value, mode="qcolor") for value in (0.0, 1.0))
+        assert open_colour.lightness() > 200 and blocked_colour.lightness() < 60, row
+    import pyqtgraph as pg
+
+    shared = pg.colormap.get("CET-L1").map(0.0, mode="qcolor")
+    assert shared.lightness() < 60  # the library's own map is left as it was: dark at 0

@@ -13,6 +13,7 @@ padded batch of two sources shows the key-padding masks; a what-if removes the c
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 import numpy as np
@@ -293,7 +294,8 @@ class MasksPanel(ConceptPanel):
                 colormap = {SOFTMAX: "viridis", MASK: "CET-L1"}.get(stage.name, "CET-D1")
                 cell = MatrixPlot(plot, colormap)
                 if stage.name == MASK:  # white = allowed, dark = blocked
-                    reversed_grey = pg.colormap.get("CET-L1")
+                    # a copy: pyqtgraph hands out one shared map, which reverse() changes in place
+                    reversed_grey = copy.deepcopy(pg.colormap.get("CET-L1"))
                     reversed_grey.reverse()
                     cell.image.setColorMap(reversed_grey)
                 if stage.name == MASKED:
