@@ -257,7 +257,9 @@ class MasksPanel(ConceptPanel):
             bound = score_bound(matrices, layer, head)
             self.score_bars[row].setLevels((-bound, bound))
             self.score_bars[row].axis.setLabel(tr("score", language))
-            prefix = f"{item.source!r}: " if len(self.items) > 1 else ""
+            # a batch's rows are told apart by their source, named once, on the row's first plot:
+            # on every plot the names would widen seven plots past the window
+            source = f"{item.source!r}: " if len(self.items) > 1 else ""
             token = query_words(matrices, query, language)
             for stage in stages:
                 cell = self.cells[(row, stage.name)]
@@ -277,6 +279,7 @@ class MasksPanel(ConceptPanel):
                 row_labels = axis_labels(matrices, rows, matrix.shape[0])
                 cell.set_ticks(row_labels, axis_labels(matrices, columns, matrix.shape[1]))
                 title = stage_title(stage, language, token)
+                prefix = source if stage == stages[0] else ""
                 cell.plot.setTitle(f"{prefix}{title}", color="#dddddd", size="9pt")
         self.status.setText(self.describe())
         self.loss_label.setText(self.losses())
