@@ -13,7 +13,9 @@ What a family describes (``FamilyInfo``):
 - ``kinds``: its kinds of attention, each with layers × heads and which side its queries
   and keys come from. A kind whose queries are source positions is computed once per source
   by ``encode``; a kind whose queries are decoder positions is computed one query row per
-  ``step``. The name of a kind is the key of its arrays in records and traces.
+  ``step``. The name of a kind is the key of its arrays in records and traces. Each kind
+  says how its scores are made (``ScoreFunction``: QKᵀ ÷ √d_k, vᵀ tanh(W s + U h), s · h ...),
+  stage by stage, in its own words; the Masks page draws those stages from its own tensors.
 - ``capabilities``: what it can show beyond attention weights (``Capabilities``); each
   concept panel declares the capabilities it needs and says why when a model lacks them.
 
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     import torch
 
 Side = Literal["source", "target"]
+StageAxis = Literal["query", "key", "dim"]  # a query position, a key position, a feature of a vector
 PositionalScheme = Literal["sinusoidal", "learned", "relative_bias", "none"]
 NormKind = Literal["layernorm", "rmsnorm", "none"]
 # the what-ifs a family may support, by the name of their field in ``Interventions``
@@ -83,6 +86,64 @@ class Interventions:
 NO_INTERVENTIONS = Interventions()
 
 
+# the stages every score function has under these names: the scores the mask applies to,
+# and those scores multiplied by the scale (a family that scales them)
+RAW_STAGE, SCALED_STAGE = "raw", "scaled"
+
+
+@dataclass(frozen=True)
+class ScoreStage:
+    """One step of how a kind of attention makes its scores, before the mask and the softmax.
+
+    ``"raw"`` is the scores the family records (``AttentionMatrices.scores``), ``"scaled"``
+    those times the scale; any other name is an array the family records beside them
+    (``AttentionMatrices.parts``), [layer, head, *axes]."""
+
+    name: str
+    symbol: str  # the stage in a formula, and in the line that follows a cell: "QKᵀ", "W s"
+    # above its plot, in English, two lines: "QKᵀ<br>(raw scores)"; a stage with one query's
+    # array (three axes) says where with "{query}", which the page fills in ("query 4 'o'")
+    title: str
+    axes: tuple[StageAxis, ...] = ("query", "key")  # its array's axes after [layer, head]
+
+
+@dataclass(frozen=True)
+class ScoreFunction:
+    """How a kind of attention scores every key for a query, in the family's own words.
+
+    The Masks page shows these stages, then the mask, the masked scores and the softmax;
+    its explanation starts with ``explanation`` and its scale line names ``scale``."""
+
+    name: str  # "scaled dot product"
+    explanation: str  # rich text, in English: the formula and what each stage does
+    stages: tuple[ScoreStage, ...]  # in order; "raw" among them, "scaled" after it if scaled
+    scale: str = ""  # the scale's name where the scores are multiplied by one ("1/√d_k"); "" if not
+
+    def __post_init__(self) -> None:
+        names = [stage.name for stage in self.stages]
+        if RAW_STAGE not in names or len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: the stages need one {RAW_STAGE!r} and distinct names")
+        if (SCALED_STAGE in names) != self.scaled:
+            raise ValueError(f"{self.name}: a {SCALED_STAGE!r} stage goes with a scale, and only with one")
+        for stage in self.stages:
+            if stage.name in (RAW_STAGE, SCALED_STAGE) and stage.axes != ("query", "key"):
+                raise ValueError(f"{self.name}: the scores are [query, key]")
+            if len(stage.axes) not in (2, 3) or (len(stage.axes) == 3 and stage.axes[0] != "query"):
+                raise ValueError(f"{self.name}: {stage.name} must be two axes, or a query's two")
+
+    @property
+    def scaled(self) -> bool:
+        return bool(self.scale)
+
+    def stage(self, name: str) -> ScoreStage:
+        return next(stage for stage in self.stages if stage.name == name)
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The names of the arrays recorded beside the scores."""
+        return tuple(s.name for s in self.stages if s.name not in (RAW_STAGE, SCALED_STAGE))
+
+
 @dataclass(frozen=True)
 class AttentionKind:
     """One kind of attention: a stack of layers × heads from one side to another."""
@@ -94,6 +155,7 @@ class AttentionKind:
     queries: Side  # "source": computed by encode; "target": one row per decoding step
     keys: Side
     causal: bool = False  # keys after the query are hidden (a decoder's self-attention)
+    score: ScoreFunction | None = None  # how its scores are made (required with ``Capabilities.scores``)
 
     @property
     def per_step(self) -> bool:
@@ -105,8 +167,9 @@ class AttentionKind:
 class Capabilities:
     """What a family can show beyond attention weights. The default is "nothing more"."""
 
-    scores: bool = False  # raw pre-softmax scores (Q·Kᵀ) and the masks applied to them
-    scaling: bool = False  # the scores are divided by √d_k
+    scores: bool = False  # raw pre-softmax scores and the masks applied to them (each kind's
+    # ``score`` says how they are made: Q·Kᵀ, vᵀ tanh(W s + U h), ...)
+    scaling: bool = False  # the scores are divided by √d_k (or √d)
     positional: PositionalScheme = "none"  # how order enters the model
     norm: NormKind = "none"  # the normalisation around its sublayers
     norm_placement: Literal["post", "pre"] = "post"  # LN(x + F(x)) as in the paper, or x + F(LN(x))
@@ -159,6 +222,8 @@ class FamilyInfo:
             raise ValueError(f"{self.display_name}: a model without attention must say what it has instead")
         if len(set(names)) != len(names):
             raise ValueError(f"{self.display_name}: kinds of attention must have distinct names")
+        if self.capabilities.scores and any(kind.score is None for kind in self.kinds):
+            raise ValueError(f"{self.display_name}: a model that records scores says how each kind made them")
         extras = {f"{side}_{name}" for name in self.extras for side in ("enc", "dec")}
         for name in names:
             if not name.isidentifier() or name in TRACE_NAMES or name in extras:
@@ -241,6 +306,8 @@ class EncodeOutput:
     scale: float = 1.0  # what the scores were multiplied by before the mask and softmax
     attention: dict[str, torch.Tensor] = field(default_factory=dict)  # kind → (B, L, H, S, S)
     scores: dict[str, torch.Tensor] = field(default_factory=dict)  # kind → (B, L, H, S, S) raw
+    # kind → its score function's other stages (``ScoreFunction.parts``) → (B, L, H, *axes)
+    parts: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict)
     extras: dict[str, torch.Tensor] = field(default_factory=dict)  # name → (B, ..., S)
 
 
@@ -263,6 +330,8 @@ class TeacherForcedOutput:
     scores: dict[str, torch.Tensor] = field(default_factory=dict)  # raw scores where the family has them
     masks: dict[str, torch.Tensor] = field(default_factory=dict)  # kind → (B, T, K) bool, True = blocked
     scale: float = 1.0  # what the scores were multiplied by before the mask and softmax
+    # kind → its score function's other stages (``ScoreFunction.parts``) → (B, L, H, *axes)
+    parts: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict)
     extras: dict[str, torch.Tensor] = field(default_factory=dict)  # name → (B, ..., T)
 
 

@@ -7,7 +7,7 @@ trace file (``model.generation.trace``) writes them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,6 +24,9 @@ class AttentionMatrices:
     weights: np.ndarray  # [L, H, Q, K] softmax of the masked scores
     query_tokens: list[str]
     key_tokens: list[str]
+    # the kind's other score stages (``ScoreFunction.parts``) by name, [L, H, *axes]: how the
+    # scores were made (the RNN's additive attention: W s, U h, tanh(W s + U h))
+    parts: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def scaled_scores(self) -> np.ndarray:

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from model.interface import NormKind, PositionalScheme
+from model.interface import NormKind, PositionalScheme, ScoreFunction, ScoreStage
+from model.score_functions import SCALED_DOT_PRODUCT
 
 if TYPE_CHECKING:
     from torch import Tensor, nn
@@ -81,13 +82,20 @@ class Architecture:
     sinusoid_layout: SinusoidLayout  # how a sinusoidal table stores each sin/cos pair
     # a stack → the attention module that owns its relative position bias (None: the model has none)
     relative_bias: Callable[[nn.Module], nn.Module] | None
-    scaled: bool  # Q·Kᵀ is multiplied by 1/√d_k (T5 folds the scale into its initialisation)
+    # how its attention makes its scores: self-attention (encoder and decoder), cross-attention
+    self_scores: ScoreFunction
+    cross_scores: ScoreFunction
     norm: NormKind
     norm_placement: Literal["post", "pre"]  # LN(x + F(x)) as the paper, or x + F(LN(x))
     modules: ModuleNames
     # (config, d_model) → what the last decoder layer's output is multiplied by before the
     # output layer (None: nothing)
     decoder_output_scale: Callable[[Config, int], float | None]
+
+    @property
+    def scaled(self) -> bool:
+        """Q·Kᵀ is multiplied by 1/√d_k (T5 folds the scale into its initialisation)."""
+        return self.self_scores.scaled
 
 
 # -- reading the config ---------------------------------------------------------------------------
@@ -199,6 +207,21 @@ def t5_tied_output_scale(config: Config, d_model: int) -> float | None:
     return d_model**-0.5 if getattr(config, "scale_decoder_outputs", False) else None
 
 
+# T5 adds a learned bias per relative distance to its self-attention's scores and divides by nothing
+T5_SELF_SCORES = ScoreFunction(
+    "dot product plus a relative position bias",
+    "<b>T5's self-attention</b>: softmax(QKᵀ + B) V, where B is a learned bias for each relative "
+    "distance between query and key (the 'Relative bias' page shows it). T5 does not divide by "
+    "√d_k: the scale is folded into the initialisation of its weights.",
+    (ScoreStage("raw", "QKᵀ + B", "QKᵀ + B<br>(raw scores)"),),
+)
+T5_CROSS_SCORES = ScoreFunction(
+    "dot product",
+    "<b>T5's cross-attention</b>: softmax(QKᵀ) V, with no position bias and no ÷√d_k (T5 folds "
+    "the scale into the initialisation of its weights).",
+    (ScoreStage("raw", "QKᵀ", "QKᵀ<br>(raw scores)"),),
+)
+
 FAIRSEQ_MODULES = ModuleNames("layers", "self_attn", "encoder_attn", fairseq_norm_sublayer, "layer_norm")
 T5_MODULES = ModuleNames("block", "SelfAttention", "EncDecAttention", t5_norm_sublayer, "final_layer_norm")
 
@@ -217,7 +240,8 @@ MARIAN = Architecture(
     position_table=whole_table,
     sinusoid_layout="halves",  # all sines, then all cosines (its own ``create_weight``)
     relative_bias=None,
-    scaled=True,
+    self_scores=SCALED_DOT_PRODUCT,
+    cross_scores=SCALED_DOT_PRODUCT,
     norm="layernorm",
     norm_placement="post",
     modules=FAIRSEQ_MODULES,
@@ -236,7 +260,8 @@ BART = Architecture(
     position_table=table_after_offset,
     sinusoid_layout="interleaved",
     relative_bias=None,
-    scaled=True,
+    self_scores=SCALED_DOT_PRODUCT,
+    cross_scores=SCALED_DOT_PRODUCT,
     norm="layernorm",
     norm_placement="post",
     modules=FAIRSEQ_MODULES,
@@ -255,7 +280,8 @@ MBART = Architecture(
     position_table=table_after_offset,
     sinusoid_layout="interleaved",
     relative_bias=None,
-    scaled=True,
+    self_scores=SCALED_DOT_PRODUCT,
+    cross_scores=SCALED_DOT_PRODUCT,
     norm="layernorm",
     norm_placement="pre",
     modules=FAIRSEQ_MODULES,
@@ -274,7 +300,8 @@ M2M100 = Architecture(
     position_table=table_after_padding,
     sinusoid_layout="halves",  # as Marian (its own ``get_embedding``)
     relative_bias=None,
-    scaled=True,
+    self_scores=SCALED_DOT_PRODUCT,
+    cross_scores=SCALED_DOT_PRODUCT,
     norm="layernorm",
     norm_placement="pre",
     modules=FAIRSEQ_MODULES,
@@ -293,7 +320,8 @@ T5 = Architecture(
     position_table=no_table,
     sinusoid_layout="interleaved",
     relative_bias=first_self_attention,
-    scaled=False,
+    self_scores=T5_SELF_SCORES,
+    cross_scores=T5_CROSS_SCORES,
     norm="rmsnorm",
     norm_placement="pre",
     modules=T5_MODULES,

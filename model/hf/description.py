@@ -48,6 +48,7 @@ def describe(
                 shape.encoder_heads,
                 "source",
                 "source",
+                score=architecture.self_scores,
             ),
             AttentionKind(
                 "dec_self",
@@ -57,9 +58,16 @@ def describe(
                 "target",
                 "target",
                 causal=True,
+                score=architecture.self_scores,
             ),
             AttentionKind(
-                "cross", "Cross-attention", shape.decoder_layers, shape.decoder_heads, "target", "source"
+                "cross",
+                "Cross-attention",
+                shape.decoder_layers,
+                shape.decoder_heads,
+                "target",
+                "source",
+                score=architecture.cross_scores,
             ),
         ),
         max_source_len=source_limit(architecture, config),

@@ -63,9 +63,10 @@ def teacher_force_batch(
         for kind in info.kinds:
             if kind.per_step:
                 weights, scores, mask = out.attention, out.scores, out.masks[kind.name][b]
-                scale = out.scale
+                scale, parts = out.scale, out.parts
             else:
                 weights, scores, scale = encoded.attention, encoded.scores, encoded.scale
+                parts = encoded.parts
                 mask = src_pad[b].unsqueeze(0).expand(src.shape[1], -1)  # (S, S): padding keys
             attention[kind.name] = AttentionMatrices(
                 scores=numpy_of(scores[kind.name][b]) if kind.name in scores else None,
@@ -74,6 +75,7 @@ def teacher_force_batch(
                 weights=numpy_of(weights[kind.name][b]),
                 query_tokens=tgt_tokens if kind.queries == "target" else src_tokens,
                 key_tokens=tgt_tokens if kind.keys == "target" else src_tokens,
+                parts={name: numpy_of(part[b]) for name, part in parts.get(kind.name, {}).items()},
             )
         items.append(
             TeacherForcedItem(

@@ -31,6 +31,8 @@ from model.interface import (
     FamilyInfo,
     Interventions,
     ModelFamily,
+    ScoreFunction,
+    ScoreStage,
     StepOutput,
     TeacherForcedOutput,
 )
@@ -50,6 +52,41 @@ DISPLAY_NAMES = {
     "scaled_dot": "RNN with scaled dot-product attention",
 }
 
+# how each kind of score is made, stage by stage, with the tensors the teacher-forced run records
+SCORE_FUNCTIONS = {
+    "additive": ScoreFunction(
+        "additive",
+        "<b>Additive attention</b> (Bahdanau et al. 2014): e_j = vᵀ tanh(W s + U h_j). The "
+        "decoder's previous state s and each encoder state h_j are projected to one width (W s, "
+        "U h), added, squashed by tanh and read off by a learned vector v: no QKᵀ, no ÷√d_k. "
+        "α = softmax(e) mixes the encoder states into the context the decoder reads next.",
+        (
+            ScoreStage("query", "W s", "W s<br>(decoder state)", ("query", "dim")),
+            ScoreStage("keys", "U h", "U h<br>(encoder states)", ("key", "dim")),
+            ScoreStage("tanh", "tanh(W s + U h)", "tanh(W s + U h)<br>(at {query})", ("query", "key", "dim")),
+            ScoreStage("raw", "vᵀ tanh(·)", "vᵀ tanh(·)<br>(raw scores)"),
+        ),
+    ),
+    "dot": ScoreFunction(
+        "dot product",
+        "<b>Dot-product attention</b> (Luong et al. 2015): e_j = s · h_j, the dot product of the "
+        "decoder's previous state s and each encoder state h_j as they are: no projections, no "
+        "÷√d. α = softmax(e) mixes the encoder states into the context the decoder reads next.",
+        (ScoreStage("raw", "s · h", "s · h<br>(raw scores)"),),
+    ),
+    "scaled_dot": ScoreFunction(
+        "scaled dot product",
+        "<b>Scaled dot-product attention</b> over the RNN's states: e_j = s · h_j / √d, with d "
+        "the width of the states: the Transformer's score without its projections W_Q and W_K. "
+        "α = softmax(e) mixes the encoder states into the context the decoder reads next.",
+        (
+            ScoreStage("raw", "s · h", "s · h<br>(raw scores)"),
+            ScoreStage("scaled", "÷√d", "÷ √d<br>(scaled)"),
+        ),
+        scale="1/√d",
+    ),
+}
+
 
 NO_ATTENTION = "this model has no attention: the decoder sees only the final encoder state"
 WEIGHT_WHAT_IFS = frozenset(("uniform_attention", "attend_only", "no_attention"))
@@ -59,7 +96,17 @@ def describe(config: RNNConfig, parameters: int = 0) -> FamilyInfo:
     """The description of an RNN of ``config``."""
     attends = config.score != "none"
     kinds = (
-        (AttentionKind("alignment", ALIGNMENT_TITLES[config.score], 1, 1, "target", "source"),)
+        (
+            AttentionKind(
+                "alignment",
+                ALIGNMENT_TITLES[config.score],
+                1,
+                1,
+                "target",
+                "source",
+                score=SCORE_FUNCTIONS[config.score],
+            ),
+        )
         if attends
         else ()
     )
@@ -71,6 +118,7 @@ def describe(config: RNNConfig, parameters: int = 0) -> FamilyInfo:
         max_target_len=config.max_len,
         capabilities=Capabilities(
             scores=attends,
+            scaling=config.score == "scaled_dot",  # by √d, with no what-if that removes it
             gradients=True,
             teacher_forcing=True,
             padded_batch=True,
@@ -171,15 +219,19 @@ class RNNFamily(ModelFamily):
     @no_grad_unless_differentiating
     def teacher_force(self, encoded, tgt_in: Tensor, tgt_pad: Tensor, interventions) -> TeacherForcedOutput:
         override = self.weights_override(interventions, encoded.pad_mask)
-        logits, weights, scores = self.model.teacher_force(encoded.state, tgt_in, override)
+        parts: dict[str, Tensor] = {}  # additive: W s and tanh(W s + U h) at every step
+        logits, weights, scores = self.model.teacher_force(encoded.state, tgt_in, override, parts)
         if weights is None:  # the model without attention
             return TeacherForcedOutput(logits)
         batch, length = tgt_in.shape
         masks = encoded.pad_mask[:, None, :].expand(batch, length, -1)  # (B, T, S): padding keys
+        if encoded.state.keys is not None:  # U h_j, computed once per source by the encoder
+            parts["keys"] = encoded.state.keys.detach()
         return TeacherForcedOutput(
             logits,
             attention={"alignment": weights[:, None, None]},  # (B, L=1, H=1, T, S)
             scores={"alignment": (scores / self.scale)[:, None, None]},  # raw, before the scaling
             masks={"alignment": masks},
             scale=self.scale,
+            parts={"alignment": {name: part[:, None, None] for name, part in parts.items()}},  # (B, 1, 1, …)
         )

@@ -20,7 +20,7 @@ over a batch of targets, so stepwise decoding and the teacher-forced run agree e
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch import nn
@@ -44,6 +44,8 @@ class RNNStep:
     context: torch.Tensor  # (B, 2H) c_i
     weights: torch.Tensor | None  # (B, S) α_i; None without attention
     scores: torch.Tensor | None  # (B, S) e_i before the mask and softmax (scaled for scaled_dot)
+    # additive: how e_i was made, {"query": W s_{i-1} (B, A), "tanh": tanh(W s_{i-1} + U h) (B, S, A)}
+    parts: dict[str, torch.Tensor] = field(default_factory=dict)
 
 
 class RNNSeq2Seq(nn.Module):
@@ -82,12 +84,19 @@ class RNNSeq2Seq(nn.Module):
         """s_0, (B, D)."""
         return torch.tanh(self.init_state(encoded.summary))
 
-    def attention_scores(self, state: torch.Tensor, encoded: RNNEncoded) -> torch.Tensor:
-        """e_i: (B, S) scores of every encoder state against the previous decoder state (B, D)."""
+    def attention_scores(
+        self, state: torch.Tensor, encoded: RNNEncoded, parts: dict[str, torch.Tensor] | None = None
+    ) -> torch.Tensor:
+        """e_i: (B, S) scores of every encoder state against the previous decoder state (B, D).
+
+        ``parts``, where given, receives the additive score's intermediate tensors (RNNStep.parts)."""
         score = self.config.score
         if score == "additive":
-            query = self.query_proj(state)  # (B, A)
-            return self.score_vector(torch.tanh(query[:, None, :] + encoded.keys)).squeeze(-1)
+            query = self.query_proj(state)  # (B, A) W s_{i-1}
+            hidden = torch.tanh(query[:, None, :] + encoded.keys)  # (B, S, A)
+            if parts is not None:  # detached: a record for the views, never part of a gradient
+                parts.update(query=query.detach(), tanh=hidden.detach())
+            return self.score_vector(hidden).squeeze(-1)
         dot = torch.einsum("bd,bsd->bs", state, encoded.states)
         return dot / math.sqrt(self.config.state_dim) if score == "scaled_dot" else dot
 
@@ -116,8 +125,9 @@ class RNNSeq2Seq(nn.Module):
     ) -> tuple[torch.Tensor, RNNStep]:
         """One step up to the output layer: its input [s_i; c_i; E y_{i-1}] (B, D + 2H + E) and
         the step without logits (teacher forcing applies the output layer once to all steps)."""
+        parts: dict[str, torch.Tensor] = {}
         if self.attends:
-            scores = self.attention_scores(state, encoded)
+            scores = self.attention_scores(state, encoded, parts)
             masked = scores.masked_fill(encoded.pad_mask, float("-inf"))
             weights = torch.softmax(masked, dim=-1) if weights_override is None else weights_override
             context = torch.einsum("bs,bsd->bd", weights, encoded.states)  # Σ_j α_ij h_j
@@ -126,17 +136,23 @@ class RNNSeq2Seq(nn.Module):
             context = encoded.summary
         new_state = self.decoder(torch.cat([embedded, context], dim=-1), state)
         features = torch.cat([new_state, context, embedded], dim=-1)
-        return features, RNNStep(None, new_state, context, weights, scores)
+        return features, RNNStep(None, new_state, context, weights, scores, parts)
 
     def teacher_force(
-        self, encoded: RNNEncoded, tgt_in: torch.Tensor, weights_override: torch.Tensor | None = None
+        self,
+        encoded: RNNEncoded,
+        tgt_in: torch.Tensor,
+        weights_override: torch.Tensor | None = None,
+        parts: dict[str, torch.Tensor] | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
         """``tgt_in`` (B, T) (<bos> + target): logits (B, T, V), weights and scores (B, T, S).
 
-        ``weights_override`` (B, S) replaces the attention weights at every step (what-ifs)."""
+        ``weights_override`` (B, S) replaces the attention weights at every step (what-ifs).
+        ``parts``, where given, receives each step's ``RNNStep.parts`` stacked over the steps
+        (additive: "query" (B, T, A), "tanh" (B, T, S, A)); training asks for none."""
         state = self.start_state(encoded)
         embedded = self.embedding(tgt_in)  # (B, T, E), looked up once for all steps
-        features, weights, scores = [], [], []
+        features, weights, scores, steps_parts = [], [], [], []
         for position in range(tgt_in.shape[1]):
             step_features, out = self.advance(embedded[:, position], state, encoded, weights_override)
             state = out.state
@@ -144,6 +160,10 @@ class RNNSeq2Seq(nn.Module):
             if out.weights is not None:
                 weights.append(out.weights)
                 scores.append(out.scores)
+            if parts is not None:
+                steps_parts.append(out.parts)
+        for name in steps_parts[0] if steps_parts else ():
+            parts[name] = torch.stack([step[name] for step in steps_parts], dim=1)  # (B, T, ...)
         # one output layer over all steps: the same logits as step by step, in one matmul
         stacked_logits = self.output(torch.stack(features, dim=1))  # (B, T, V)
         if not weights:

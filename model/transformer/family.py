@@ -26,12 +26,14 @@ from model.interface import (
     StepOutput,
     TeacherForcedOutput,
 )
+from model.score_functions import SCALED_DOT_PRODUCT
 from model.transformer.config import Interventions, TransformerConfig
 from model.transformer.greedy import greedy_decode_batch
 from model.transformer.model import EncoderOutput, KVCache, LayerCapture, Transformer
 from model.transformer.one_token import decode_one
 
 FAMILY = "transformer"
+SCORES = SCALED_DOT_PRODUCT  # every kind: softmax(QKᵀ / √d_k), the paper's attention
 NORM_STATS = ("in_mean", "in_std", "out_mean", "out_std")  # as model.probes.norm_stats reads them
 
 
@@ -42,7 +44,9 @@ def describe(config: TransformerConfig) -> FamilyInfo:
         family=FAMILY,
         display_name="Transformer (Vaswani et al. 2017)",
         kinds=(
-            AttentionKind("enc_self", "Encoder self-attention", layers_enc, heads, "source", "source"),
+            AttentionKind(
+                "enc_self", "Encoder self-attention", layers_enc, heads, "source", "source", score=SCORES
+            ),
             AttentionKind(
                 "dec_self",
                 "Masked decoder self-attention",
@@ -51,8 +55,9 @@ def describe(config: TransformerConfig) -> FamilyInfo:
                 "target",
                 "target",
                 causal=True,
+                score=SCORES,
             ),
-            AttentionKind("cross", "Cross-attention", layers_dec, heads, "target", "source"),
+            AttentionKind("cross", "Cross-attention", layers_dec, heads, "target", "source", score=SCORES),
         ),
         max_source_len=config.max_len,
         max_target_len=config.max_len,

@@ -27,6 +27,8 @@ from model.interface import (
     FamilyInfo,
     Interventions,
     ModelFamily,
+    ScoreFunction,
+    ScoreStage,
     StepOutput,
     TeacherForcedOutput,
 )
@@ -38,12 +40,27 @@ HEADS = 3
 MIX_LAYERS = 2
 CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789 :-"
 
+# how each kind scores, described as every family does (it records no scores, so the Masks
+# page says why it cannot show them; the description is still its own)
+MIX_SCORES = ScoreFunction(
+    "bilinear",
+    "<b>Token mixing</b>: each layer scores token j for token i as h_i M h_j, with one learned "
+    "matrix M per layer and no scaling.",
+    (ScoreStage("raw", "h M hᵀ", "h M hᵀ<br>(raw scores)"),),
+)
+ALIGNMENT_SCORES = ScoreFunction(
+    "bilinear, per head",
+    "<b>Bilinear attention</b>: head k scores source state m_j for the decoder state s as "
+    "(s W_k) · m_j, with one learned matrix W_k per head and no scaling.",
+    (ScoreStage("raw", "s W mᵀ", "s W mᵀ<br>(raw scores)"),),
+)
+
 INFO = FamilyInfo(
     family="toy",
     display_name="Toy recurrent model (tests)",
     kinds=(
-        AttentionKind("enc_mix", "Encoder mixing", MIX_LAYERS, 1, "source", "source"),
-        AttentionKind("alignment", "Alignment", 1, HEADS, "target", "source"),
+        AttentionKind("enc_mix", "Encoder mixing", MIX_LAYERS, 1, "source", "source", score=MIX_SCORES),
+        AttentionKind("alignment", "Alignment", 1, HEADS, "target", "source", score=ALIGNMENT_SCORES),
     ),
     max_source_len=MAX_LEN,
     max_target_len=MAX_LEN,

@@ -240,3 +240,32 @@ def test_opening_a_folder_shows_each_stage_in_the_status_bar(nllb_window, nllb):
         assert text == f"Opening the model: {stage}…"
     assert window.progress.maximum() == 0  # indeterminate again for the next work
     assert not window.message_label.text().startswith("Opening the model")
+
+
+def test_the_masks_page_shows_each_architectures_own_score_stages(qtbot, settings, nllb, tmp_path):
+    """NLLB divides QKᵀ by √d_k; T5 adds its position bias and divides by nothing: the page
+    says so, stage by stage, and softmax of its masked scores is the attention recorded."""
+    t5 = write_hf_model("t5", tmp_path / "t5-tiny")
+    for folder, kind, symbols, scale in (
+        (nllb, "dec_self", ["QKᵀ", "÷√d_k"], "scale 1/√d_k = "),
+        (t5, "enc_self", ["QKᵀ + B"], "the scores are not scaled"),
+        (t5, "cross", ["QKᵀ"], "the scores are not scaled"),
+    ):
+        opened = window_on(qtbot, settings, folder)
+        harness = next(opened)
+        harness.session.step_forward()
+        harness.wait_idle()
+        harness.session.set_kind(kind)
+        harness.window.show_panel("masks")
+        harness.wait_idle()
+        panel = next(p for p in harness.window.panels if p.key == "masks")
+        assert scale in panel.status.text() and ("T5's" in panel.explanation.text()) == (folder == t5)
+        stages = panel.grid[1]
+        assert [stage.symbol for stage in stages[: len(symbols)]] == symbols, kind
+        assert [stage.name for stage in stages[len(symbols) :]] == ["mask", "masked", "softmax"]
+        masked = panel.cells[(0, "masked")].shown
+        weights = np.exp(masked - masked.max(-1, keepdims=True))
+        np.testing.assert_allclose(
+            weights / weights.sum(-1, keepdims=True), panel.cells[(0, "softmax")].shown, atol=1e-5
+        )
+        next(opened, None)  # closes the window

@@ -51,6 +51,16 @@ def kind_titles() -> list[str]:
     return model_calls("AttentionKind", 1) + list(ALIGNMENT_TITLES.values())
 
 
+def score_titles() -> list[str]:
+    """The titles of the families' score stages (``ScoreStage(name, symbol, title)``)."""
+    return model_calls("ScoreStage", 2)
+
+
+def score_explanations() -> list[str]:
+    """How each family says its scores are made (``ScoreFunction(name, explanation, ...)``)."""
+    return model_calls("ScoreFunction", 1)
+
+
 def without_attention() -> list[str]:
     from model.rnn.family import NO_ATTENTION
 
@@ -98,6 +108,8 @@ FROM_ELSEWHERE: dict[str, Callable[[], list[str]]] = {  # expression -> the text
     "result.titles[kind]": kind_titles,
     "self.result.titles[kind]": kind_titles,
     "model.family.without_attention": without_attention,
+    "stage.title": score_titles,  # the family's description of how its scores are made
+    "score.explanation": score_explanations,
     "self.unsupported()": registry_reasons,
     "stage": lambda: model_calls("report", 1),  # a model opening reports its stages
     "self.tab": panel_tabs,

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
+import torch
 from PySide6.QtCore import QPointF
 
 from model.probes.teacher_forcing import teacher_force_batch
+from model.registry import open_model
 from model.transformer.checkpoint import load_checkpoint
+from tests.factories import write_small_rnn
+from tests.visualizer.conftest import window_on
+from visualizer.widgets.heatmap import display_token
 
 
 def masks_panel(harness):
@@ -166,3 +172,141 @@ def test_score_stages_share_one_scale_with_a_bar_and_hover_follows_a_cell_throug
     harness.session.step_back()
     harness.wait_idle()
     assert panel.hover.text().strip() == ""
+
+
+# -- each family's own stages ------------------------------------------------------------------
+@pytest.fixture(params=["additive", "dot", "scaled_dot"])
+def rnn_harness(request, qtbot, settings, tmp_path):
+    path = write_small_rnn(tmp_path / f"{request.param}.safetensors", request.param)
+    yield from window_on(qtbot, settings, path)
+
+
+def stepped_masks_panel(harness, steps: int = 4):
+    for _ in range(steps):
+        harness.session.step_forward()
+        harness.wait_idle()
+    return masks_panel(harness)
+
+
+def titles(panel) -> list[str]:
+    return [cell.plot.titleLabel.text for (row, _stage), cell in panel.cells.items() if row == 0]
+
+
+def test_the_transformer_page_says_qk_and_its_scale(harness):
+    panel = stepped_masks_panel(harness, 2)
+    stages = [name for row, name in panel.cells if row == 0]
+    assert stages == ["raw", "scaled", "mask", "masked", "softmax"]
+    assert titles(panel)[:2] == ["QKᵀ<br>(raw scores)", "÷ √d_k<br>(scaled)"]
+    assert "softmax(QKᵀ / √d_k)" in panel.explanation.text() and "causal mask" in panel.explanation.text()
+    assert "scale 1/√d_k = 0.3536" in panel.status.text()  # d_k = 8 in the tiny checkpoint
+
+
+def test_an_rnn_page_shows_its_own_score_function_with_its_own_tensors(rnn_harness):
+    panel = stepped_masks_panel(rnn_harness)
+    session = rnn_harness.session
+    snapshot, rnn = session.snapshot, session.model
+    # no word of the Transformer's QKᵀ / √d_k on a model that computes neither
+    text = panel.explanation.text() + " ".join(titles(panel)) + panel.status.text()
+    assert "softmax(QKᵀ / √d_k)" not in text and "1/√d_k" not in text and "QKᵀ<br>" not in text
+    score = rnn.family.kind("alignment").score
+    names = [name for row, name in panel.cells if row == 0]
+    assert names == [stage.name for stage in score.stages] + ["mask", "masked", "softmax"]
+    assert panel.explanation.text().startswith(score.explanation) and "causal mask" not in text
+    engine_rows = np.stack([step.attention["alignment"][0, 0] for step in snapshot.steps])
+    shown = {name: panel.cells[(0, name)].shown for name in names}
+    # softmax of the page's masked scores is the attention the engine recorded at each step
+    masked = torch.from_numpy(np.asarray(shown["masked"], dtype=np.float32))
+    weights = torch.softmax(masked, -1).numpy()
+    np.testing.assert_allclose(weights[: len(snapshot.steps)], engine_rows, atol=1e-5)
+    # and each stage is the same arithmetic done by hand from the model's parameters
+    model = open_model(snapshot_path(rnn_harness), "cpu")
+    target = list(snapshot.output_ids[:4])
+    if target[-1] == model.tokenizer.eos_id:  # the page reads what was generated, without <eos>
+        target.pop()
+    expected = by_hand(model, snapshot.source, target)
+    np.testing.assert_allclose(shown["raw"], expected["raw"], atol=1e-5)
+    kind = model.config.score
+    if kind == "additive":
+        query = panel.shown_query(0)
+        assert query == session.cursor == 3
+        np.testing.assert_allclose(shown["query"], expected["query"], atol=1e-5)  # [Q, A]
+        np.testing.assert_allclose(shown["keys"], expected["keys"].T, atol=1e-5)  # [A, K]
+        np.testing.assert_allclose(shown["tanh"], expected["tanh"][query].T, atol=1e-5)  # [A, K]
+        assert titles(panel)[2] == f"tanh(W s + U h)<br>(at query {query} {label(panel, query)!r})"
+        assert "the scores are not scaled" in panel.status.text()
+    elif kind == "dot":
+        assert "the scores are not scaled" in panel.status.text()
+    else:
+        np.testing.assert_allclose(shown["scaled"], expected["raw"] / 4.0, atol=1e-5)  # d = 16
+        assert "scale 1/√d = 0.2500" in panel.status.text()
+    # hovering a score cell follows it through the family's own stages
+    symbol = score.stage("raw").symbol
+    assert panel.pipeline_text(0, 1, 2).startswith(f"query 1 {label(panel, 1)!r} · key 2 'v': ")
+    assert f"{symbol} {shown['raw'][1, 2]:.3f}" in panel.pipeline_text(0, 1, 2)
+
+
+def snapshot_path(harness):
+    return harness.session.model.path
+
+
+def label(panel, query: int) -> str:
+    return display_token(panel.items[0].attention["alignment"].query_tokens[query])
+
+
+def by_hand(model, source: str, target: list[int]) -> dict[str, np.ndarray]:
+    """Each stage of the RNN's score from its parameters, the decoder reading <bos> + ``target``."""
+    rnn = model.model
+    src = torch.tensor([model.tokenizer.encode_source(source).ids])
+    with torch.no_grad():
+        encoded = rnn.encode(src, torch.zeros_like(src, dtype=torch.bool))
+        h = encoded.states[0]  # (S, 2H)
+        state, states = rnn.start_state(encoded), []
+        for token in [model.tokenizer.bos_id, *target]:
+            states.append(state[0])  # s_{i-1}, the state position i scores with
+            state = rnn.step(torch.tensor([token]), state, encoded).state
+        s = torch.stack(states)  # (T, D)
+        if rnn.config.score != "additive":
+            return {"raw": (s @ h.T).numpy()}
+        Ws = s @ rnn.query_proj.weight.T  # (T, A)
+        Uh = h @ rnn.key_proj.weight.T + rnn.key_proj.bias  # (S, A)
+        hidden = torch.tanh(Ws[:, None] + Uh[None])  # (T, S, A)
+        raw = hidden @ rnn.score_vector.weight[0]  # (T, S)
+    return {"query": Ws.numpy(), "keys": Uh.numpy(), "tanh": hidden.numpy(), "raw": raw.numpy()}
+
+
+def test_a_part_cell_is_named_by_its_own_axes_and_the_words_follow_the_language(qtbot, settings, tmp_path):
+    path = write_small_rnn(tmp_path / "additive.safetensors", "additive")
+    for harness in window_on(qtbot, settings, path):
+        panel = stepped_masks_panel(harness, 2)
+        tanh = panel.cells[(0, "tanh")]
+        text = panel.cell_text(0, stage_of(panel, "tanh"), 5, 1)
+        cell = f"query 1 {label(panel, 1)!r} · dim 5 · key 1 'e'"
+        assert text == f"tanh(W s + U h) · {cell}: {tanh.shown[5, 1]:.4f}"
+        harness.session.set_language("zh")
+        harness.wait_idle()
+        assert panel.explanation.text().startswith("<b>加性注意力</b>")
+        assert "上下文。然后由<b>掩码</b>" in panel.explanation.text()  # no space between the sentences
+        assert titles(panel)[0] == "W s<br>（解码器状态）" and "分数不缩放" in panel.status.text()
+        words = panel.cell_text(0, stage_of(panel, "query"), 0, 3)
+        assert words == f"W s · 查询 0 '<bos>' · 第 3 维：{panel.cells[(0, 'query')].shown[0, 3]:.4f}"
+        harness.session.set_language("en")
+
+
+def stage_of(panel, name: str):
+    return next(stage for stage in panel.grid[1] if stage.name == name)
+
+
+def test_every_row_of_a_padded_batch_draws_open_entries_white_and_blocked_ones_dark(harness):
+    """The mask's grey scale is reversed for each row's plot on a copy: reversing pyqtgraph's
+    shared map in place turned it back for the first row (all its open entries drawn dark)."""
+    panel = masks_panel(harness)
+    panel.batch.setChecked(True)
+    harness.wait_idle()
+    for row in (0, 1):
+        colormap = panel.cells[(row, "mask")].image.getColorMap()
+        open_colour, blocked_colour = (colormap.map(value, mode="qcolor") for value in (0.0, 1.0))
+        assert open_colour.lightness() > 200 and blocked_colour.lightness() < 60, row
+    import pyqtgraph as pg
+
+    shared = pg.colormap.get("CET-L1").map(0.0, mode="qcolor")
+    assert shared.lightness() < 60  # the library's own map is left as it was: dark at 0

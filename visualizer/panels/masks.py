@@ -1,16 +1,19 @@
-"""Scaled dot-product attention, stage by stage, and what the masks do.
+"""Attention stage by stage, as the loaded model computes it, and what the masks do.
 
-For the selected kind, layer and head: QKᵀ, ÷√d_k, the mask, the masked scores (−∞ drawn
-in its own colour) and the softmax, side by side; the three score stages share one colour
-scale (with its bar), so that ÷√d_k visibly shrinks the scores, and hovering a cell follows
-its numbers through the pipeline (score → scaled → masked → weight); all from a
-teacher-forced run of the live model (off the GUI thread). The decoder reads either what
-it generated up to the shown step or a target the user types; a padded batch of two
-sources shows the key-padding masks; a what-if removes the causal mask.
+For the selected kind, layer and head: how the kind makes its scores, in its family's own
+stages (``visualizer.panels.score_stages``: QKᵀ and ÷√d_k for the Transformer; W s, U h,
+tanh(W s + U h) and vᵀ· for additive attention; s · h for dot-product attention ...), then
+the mask, the masked scores (−∞ drawn in its own colour) and the softmax, side by side. The
+score stages share one colour scale (with its bar), so that ÷√d_k visibly shrinks the
+scores, and hovering a cell follows its numbers through the pipeline (score → scaled →
+masked → weight); all from a teacher-forced run of the live model (off the GUI thread). The
+decoder reads either what it generated up to the shown step or a target the user types; a
+padded batch of two sources shows the key-padding masks; a what-if removes the causal mask.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 import numpy as np
@@ -18,19 +21,31 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSizePolicy
 
-from model.generation.forced_records import AttentionMatrices
 from model.tasks.synthetic import solve, split_source
 from visualizer.i18n import Translator, tr, trf
 from visualizer.panels.base import ConceptPanel
+from visualizer.panels.score_stages import (
+    MASK,
+    MASKED,
+    SCORE_STAGES,
+    SOFTMAX,
+    Stage,
+    axis_labels,
+    explanation,
+    page_stages,
+    part_text,
+    pipeline_text,
+    query_words,
+    scale_words,
+    score_bound,
+    stage_matrix,
+    stage_title,
+    symmetric_bound,
+)
 from visualizer.state.jobs import TeacherForcedJob
-from visualizer.widgets.heatmap import MatrixPlot, display_token
+from visualizer.widgets.heatmap import MatrixPlot
 
 NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
-STAGES = ("raw", "scaled", "mask", "masked", "softmax")
-SCORE_STAGES = ("raw", "scaled", "masked")  # one shared colour scale: ÷√d_k must look smaller
-# the grid's columns: the stages, a colour bar after the score stages and after the softmax
-COLUMNS = {"raw": 0, "scaled": 1, "mask": 2, "masked": 3, "softmax": 5}
-SCORE_BAR_COLUMN, WEIGHT_BAR_COLUMN = 4, 6
 
 
 def second_source(source: str) -> tuple[str, str]:
@@ -68,51 +83,32 @@ def request_capture(session, sources, targets, interventions) -> list | None:
     return session.computed.get(key)
 
 
-def stage_matrix(matrices: AttentionMatrices, stage: str, layer: int, head: int | None) -> np.ndarray:
-    """[Q, K] for one stage; head None = the mean over heads."""
-    if stage == "mask":
-        return matrices.mask.astype(np.float32)
-    source = {
-        "raw": matrices.scores,
-        "scaled": matrices.scaled_scores,
-        "masked": matrices.masked_scores,
-        "softmax": matrices.weights,
-    }[stage][layer]
-    return source.mean(0) if head is None else source[head]
-
-
-def stage_titles(language: str) -> tuple[str, ...]:
-    """The stages' titles, in STAGES order; two lines each: one long title would widen its
-    column and squeeze the others."""
-    return (
-        tr("QKᵀ<br>(raw scores)", language),
-        tr("÷ √d_k<br>(scaled)", language),
-        tr("mask<br>(dark = blocked)", language),
-        tr("masked scores<br>(−∞ in black)", language),
-        tr("softmax<br>(weights)", language),
-    )
-
-
-def score_bound(matrices: AttentionMatrices, layer: int, head: int | None) -> float:
-    """The shared symmetric colour bound of the score stages: the largest |raw score|."""
-    raw = stage_matrix(matrices, "raw", layer, head)
-    finite = np.abs(raw[np.isfinite(raw)])
-    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+def grid_columns(stages: tuple[Stage, ...]) -> tuple[dict[str, int], int, int]:
+    """Each stage's column in the grid, and the columns of the two colour bars: the scores'
+    after the masked scores, the weights' after the softmax."""
+    columns, column = {}, 0
+    score_bar = weight_bar = 0
+    for stage in stages:
+        columns[stage.name] = column
+        column += 1
+        if stage.name == MASKED:
+            score_bar, column = column, column + 1
+        elif stage.name == SOFTMAX:
+            weight_bar, column = column, column + 1
+    return columns, score_bar, weight_bar
 
 
 class MasksPanel(ConceptPanel):
     key = "masks"
 
     def explain(self, language: str) -> str:
-        return tr(
-            "<b>Scaled dot-product attention</b>: Attention(Q, K, V) = softmax(QKᵀ / √d_k) V. Each "
-            "query row is compared with every key (QKᵀ), divided by √d_k, then a <b>mask</b> sets "
-            "blocked entries to −∞ so that softmax gives them exactly zero weight. The decoder's "
-            "<b>causal mask</b> hides the future; <b>padding masks</b> hide the &lt;pad&gt; tokens "
-            "that make sequences of different lengths fit one batch. Below: the selected layer and "
-            "head, stage by stage, from the live model run teacher-forced, as in training.",
-            language,
-        )
+        """How the selected kind makes its scores, in its family's words, then the masks."""
+        model = self.session.model
+        info = model.family if model is not None else None
+        if info is None or not info.has_kind(self.session.kind):
+            return explanation(None, True, language)
+        causal = any(kind.causal for kind in info.kinds)
+        return explanation(info.kind(self.session.kind).score, causal, language)
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -158,6 +154,7 @@ class MasksPanel(ConceptPanel):
         self.loss_label.setWordWrap(True)
         self.outer.addWidget(self.loss_label)
         self.items = None  # the TeacherForcedItem list shown
+        self.grid: tuple[int, tuple[Stage, ...]] | None = None  # (rows, stages) the plots are built for
 
     def on_language_changed(self, language: str) -> None:
         if hasattr(self, "translator"):
@@ -188,6 +185,9 @@ class MasksPanel(ConceptPanel):
     # -- what to compute ------------------------------------------------------------------
     def refresh(self) -> None:
         language = self.session.language
+        explained = self.explain(language)  # it follows the model and the kind shown
+        if self.explanation.text() != explained:
+            self.explanation.setText(explained)
         self.fill_kinds()
         self.kind.blockSignals(True)
         self.kind.setCurrentIndex(self.kind.findData(self.session.kind))
@@ -223,123 +223,151 @@ class MasksPanel(ConceptPanel):
         self.draw()
 
     # -- drawing --------------------------------------------------------------------------
+    def stages(self) -> tuple[Stage, ...]:
+        """The selected kind's stages: its family's score function, then mask, masked, softmax."""
+        return page_stages(self.session.model.family.kind(self.session.kind).score)
+
+    def layer_and_head(self, matrices) -> tuple[int, int | None]:
+        """The selected layer and head (None: the mean of the heads), within this kind's."""
+        session = self.session
+        layer = min(session.layer, matrices.weights.shape[0] - 1)
+        head = None if session.head is None else min(session.head, matrices.weights.shape[1] - 1)
+        return layer, head
+
+    def shown_query(self, row: int) -> int:
+        """The query a one-query stage shows (tanh(W s + U h)): the shown step's, or the item's
+        last real query row where it has fewer."""
+        item = self.items[row]
+        kind = self.session.model.family.kind(self.session.kind)
+        padding = item.target_padding if kind.queries == "target" else item.source_padding
+        return max(0, min(self.session.cursor, int((~padding).sum()) - 1))
+
     def draw(self) -> None:
         session = self.session
-        if getattr(self, "_rows", None) != len(self.items):
-            self.build(len(self.items))
-            self._rows = len(self.items)
-        titles = stage_titles(session.language)
+        language = session.language
+        stages = self.stages()
+        if self.grid != (len(self.items), stages):
+            self.build(len(self.items), stages)
         self.hover.setText(" ")  # it described the cells as they were
+        one_query = any(stage.one_query for stage in stages)
         for row, item in enumerate(self.items):
             matrices = item.attention[session.kind]
-            layer = min(session.layer, matrices.weights.shape[0] - 1)
-            head = None if session.head is None else min(session.head, matrices.weights.shape[1] - 1)
+            layer, head = self.layer_and_head(matrices)
+            query = self.shown_query(row)
             bound = score_bound(matrices, layer, head)
             self.score_bars[row].setLevels((-bound, bound))
-            self.score_bars[row].axis.setLabel(tr("score", session.language))
-            for column, stage in enumerate(STAGES):
-                cell = self.cells[(row, stage)]
-                matrix = stage_matrix(matrices, stage, layer, head)
-                if stage in SCORE_STAGES:
-                    # −∞ becomes NaN, drawn in the background colour
-                    cell.show_matrix(
-                        np.where(np.isneginf(matrix), np.nan, matrix), None, levels=(-bound, bound)
-                    )
+            self.score_bars[row].axis.setLabel(tr("score", language))
+            # a batch's rows are told apart by their source, named once, on the row's first plot:
+            # on every plot the names would widen seven plots past the window
+            source = f"{item.source!r}: " if len(self.items) > 1 else ""
+            token = query_words(matrices, query, language)
+            for stage in stages:
+                cell = self.cells[(row, stage.name)]
+                matrix = stage_matrix(matrices, stage, layer, head, query)
+                rows, columns = stage.display_axes
+                # with a one-query stage, the query it shows is outlined wherever queries are rows
+                outline = query if one_query and rows == "query" else None
+                if stage.name in SCORE_STAGES:  # −∞ becomes NaN, drawn in the background colour
+                    drawn = np.where(np.isneginf(matrix), np.nan, matrix)
+                    cell.show_matrix(drawn, outline, levels=(-bound, bound))
+                elif stage.part:  # its own symmetric scale: these are not scores
+                    part_bound = symmetric_bound(matrix)
+                    cell.show_matrix(matrix, outline, levels=(-part_bound, part_bound))
                 else:
-                    cell.show_matrix(matrix, None)
+                    cell.show_matrix(matrix, outline)
                 cell.shown = matrix
-                cell.set_ticks(matrices.query_tokens, matrices.key_tokens)
-                prefix = f"{item.source!r}: " if len(self.items) > 1 else ""
-                cell.plot.setTitle(f"{prefix}{titles[column]}", color="#dddddd", size="9pt")
+                row_labels = axis_labels(matrices, rows, matrix.shape[0])
+                cell.set_ticks(row_labels, axis_labels(matrices, columns, matrix.shape[1]))
+                title = stage_title(stage, language, token)
+                prefix = source if stage == stages[0] else ""
+                cell.plot.setTitle(f"{prefix}{title}", color="#dddddd", size="9pt")
         self.status.setText(self.describe())
         self.loss_label.setText(self.losses())
 
-    def build(self, rows: int) -> None:
+    def build(self, rows: int, stages: tuple[Stage, ...]) -> None:
+        """A row of plots per batch item: the stages, with the scores' and the weights' colour bars."""
         self.plots.clear()
         self.cells.clear()
         self.score_bars = []
+        columns, score_bar_column, weight_bar_column = grid_columns(stages)
         for row in range(rows):
-            for stage in STAGES:
-                plot = self.plots.addPlot(row=row, col=COLUMNS[stage])
-                colormap = "CET-D1" if stage in ("raw", "scaled", "masked") else "viridis"
-                if stage == "mask":
-                    colormap = "CET-L1"
+            left_rows = None  # what the rows of the plot to the left are
+            for stage in stages:
+                plot = self.plots.addPlot(row=row, col=columns[stage.name])
+                colormap = {SOFTMAX: "viridis", MASK: "CET-L1"}.get(stage.name, "CET-D1")
                 cell = MatrixPlot(plot, colormap)
-                if stage == "mask":  # white = allowed, dark = blocked
-                    reversed_grey = pg.colormap.get("CET-L1")
+                if stage.name == MASK:  # white = allowed, dark = blocked
+                    # a copy: pyqtgraph hands out one shared map, which reverse() changes in place
+                    reversed_grey = copy.deepcopy(pg.colormap.get("CET-L1"))
                     reversed_grey.reverse()
                     cell.image.setColorMap(reversed_grey)
-                if stage == "masked":
+                if stage.name == MASKED:
                     cell.viewbox.setBackgroundColor(QColor(NEG_INF_COLOR))
                 for side in ("left", "bottom"):
                     plot.getAxis(side).setTextPen("#dddddd")
-                self.cells[(row, stage)] = cell
-            score_bar = pg.ColorBarItem(
-                values=(-1, 1),
-                colorMap="CET-D1",
-                interactive=False,
-                width=10,
-            )
-            score_bar.setImageItem([self.cells[(row, stage)].image for stage in SCORE_STAGES])
-            self.plots.addItem(score_bar, row=row, col=SCORE_BAR_COLUMN)
+                # rows named once, at the left, while the plots to the right have the same rows:
+                # seven plots' worth of repeated labels do not fit a 1024-pixel window
+                if stage.display_axes[0] == left_rows:
+                    plot.hideAxis("left")
+                left_rows = stage.display_axes[0]
+                self.cells[(row, stage.name)] = cell
+            score_bar = pg.ColorBarItem(values=(-1, 1), colorMap="CET-D1", interactive=False, width=10)
+            scores = [self.cells[(row, stage.name)].image for stage in stages if stage.name in SCORE_STAGES]
+            score_bar.setImageItem(scores)
+            self.plots.addItem(score_bar, row=row, col=score_bar_column)
             self.score_bars.append(score_bar)
             weight_bar = pg.ColorBarItem(values=(0, 1), colorMap="viridis", interactive=False, width=10)
-            weight_bar.setImageItem(self.cells[(row, "softmax")].image)
-            self.plots.addItem(weight_bar, row=row, col=WEIGHT_BAR_COLUMN)
-            for stage in STAGES:
-                self.plots.ci.layout.setColumnStretchFactor(COLUMNS[stage], 1)
+            weight_bar.setImageItem(self.cells[(row, SOFTMAX)].image)
+            self.plots.addItem(weight_bar, row=row, col=weight_bar_column)
+        layout = self.plots.ci.layout
+        for column in range(max(layout.columnCount(), weight_bar_column + 1)):
+            # the plots share the width; the bars (and columns a bigger grid left) take none
+            layout.setColumnStretchFactor(column, 1 if column in columns.values() else 0)
+        self.grid = (rows, stages)
 
     # -- hover ------------------------------------------------------------------------------
     def on_mouse_moved(self, scene_pos) -> None:
-        for (row, _stage), cell in self.cells.items():
+        if self.items is None or self.grid is None:
+            return
+        stages = {stage.name: stage for stage in self.grid[1]}
+        for (row, name), cell in self.cells.items():
             hit = cell.cell_at(scene_pos)
-            if hit is not None and self.items is not None and row < len(self.items):
-                self.hover.setText(self.pipeline_text(row, *hit))
+            if hit is not None and row < len(self.items):
+                self.hover.setText(self.cell_text(row, stages[name], *hit))
                 return
+
+    def cell_text(self, row: int, stage: Stage, cell_row: int, cell_column: int) -> str:
+        """A part's cell by itself; a (query, key) cell through every stage."""
+        if not stage.part:
+            return self.pipeline_text(row, cell_row, cell_column)
+        matrices = self.items[row].attention[self.session.kind]
+        shown = self.cells[(row, stage.name)].shown
+        query = self.shown_query(row)
+        return part_text(matrices, stage, shown, cell_row, cell_column, query, self.session.language)
 
     def pipeline_text(self, row: int, query: int, key: int) -> str:
         """One cell of the shown head through every stage: score → scaled → masked → weight."""
-        session = self.session
-        matrices = self.items[row].attention[session.kind]
-        layer = min(session.layer, matrices.weights.shape[0] - 1)
-        head = None if session.head is None else min(session.head, matrices.weights.shape[1] - 1)
-        values = {stage: stage_matrix(matrices, stage, layer, head)[query, key] for stage in STAGES}
-        blocked = bool(values["mask"])
-        masked = "−∞" if np.isneginf(values["masked"]) else f"{values['masked']:.3f}"
-        query_token = display_token(matrices.query_tokens[query])
-        key_token = display_token(matrices.key_tokens[key])
-        return trf(
-            "query {query} {query_token!r} · key {key} {key_token!r}: "
-            "QKᵀ {raw:.3f} → ÷√d_k {scaled:.3f} → mask: {mask} → {masked} → softmax {weight:.4f}",
-            session.language,
-            query=query,
-            query_token=query_token,
-            key=key,
-            key_token=key_token,
-            raw=values["raw"],
-            scaled=values["scaled"],
-            mask=tr("blocked" if blocked else "open", session.language),
-            masked=masked,
-            weight=values["softmax"],
-        )
+        matrices = self.items[row].attention[self.session.kind]
+        layer, head = self.layer_and_head(matrices)
+        return pipeline_text(matrices, self.grid[1], layer, head, query, key, self.session.language)
 
     def describe(self) -> str:
         session = self.session
         language = session.language
-        title = session.model.family.kind(session.kind).title
+        kind = session.model.family.kind(session.kind)
         if session.head is None:
             who = tr("the mean of the heads", language)
         else:
             who = trf("head {n}", language, disambiguation="ordinal: the nth head", n=session.head + 1)
         item = self.items[0].attention[session.kind]
         return trf(
-            "{kind}, layer {layer}, {who}; scale 1/√d_k = {scale:.4f}; the mask blocks {blocked} of "
+            "{kind}, layer {layer}, {who}; {scale}; the mask blocks {blocked} of "
             "{size} entries (click a head on the 'Attention heads' page to select it)",
             language,
-            kind=tr(title, language),
+            kind=tr(kind.title, language),
             layer=min(session.layer, item.weights.shape[0] - 1) + 1,
             who=who,
-            scale=item.scale,
+            scale=scale_words(kind.score, item.scale, language),
             blocked=int(item.mask.sum()),
             size=item.mask.size,
         )

@@ -1873,14 +1873,6 @@
         <translation>分数</translation>
     </message>
     <message>
-        <source>query {query} {query_token!r} · key {key} {key_token!r}: QKᵀ {raw:.3f} → ÷√d_k {scaled:.3f} → mask: {mask} → {masked} → softmax {weight:.4f}</source>
-        <translation>查询 {query} {query_token!r} · 键 {key} {key_token!r}：QKᵀ {raw:.3f} → ÷√d_k {scaled:.3f} → 掩码：{mask} → {masked} → softmax {weight:.4f}</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Scaled dot-product attention&lt;/b&gt;: Attention(Q, K, V) = softmax(QKᵀ / √d_k) V. Each query row is compared with every key (QKᵀ), divided by √d_k, then a &lt;b&gt;mask&lt;/b&gt; sets blocked entries to −∞ so that softmax gives them exactly zero weight. The decoder's &lt;b&gt;causal mask&lt;/b&gt; hides the future; &lt;b&gt;padding masks&lt;/b&gt; hide the &amp;lt;pad&amp;gt; tokens that make sequences of different lengths fit one batch. Below: the selected layer and head, stage by stage, from the live model run teacher-forced, as in training.</source>
-        <translation>&lt;b&gt;缩放点积注意力&lt;/b&gt;：Attention(Q, K, V) = softmax(QKᵀ / √d_k) V。每个查询行与所有键比较（QKᵀ），除以 √d_k，再由&lt;b&gt;掩码&lt;/b&gt;把被屏蔽的位置设为 −∞，于是 softmax 给它们的权重恰好为零。解码器的&lt;b&gt;因果掩码&lt;/b&gt;遮住未来；&lt;b&gt;填充掩码&lt;/b&gt;遮住为了把不同长度的序列放进同一批而补上的 &amp;lt;pad&amp;gt;。下图：所选层与头，逐步展示，来自以教师强制方式（与训练相同）运行的真实模型。</translation>
-    </message>
-    <message>
         <source>&lt;b&gt;Why divide by √d_k?&lt;/b&gt; A dot product of two d_k-dimensional vectors with unit-variance components has variance d_k, so for large d_k the scores grow large, the softmax saturates on one key and its gradients vanish. Dividing by √d_k keeps the scores near unit variance. Left: the selected head as trained; right: the same weights with the scaling removed everywhere (a what-if). Below: the attention entropy of every head in both runs; lower entropy means sharper, more saturated attention.</source>
         <translation>&lt;b&gt;为什么要除以 √d_k？&lt;/b&gt;两个 d_k 维、各分量方差为 1 的向量的点积方差为 d_k，d_k 大时分数随之变大，softmax 会集中到一个键上而梯度消失。除以 √d_k 使分数的方差保持在 1 左右。左：训练时的所选注意力头；右：同一组权重但处处去掉缩放（假设实验）。下方：两次运行中每个头的注意力熵；熵越低，注意力越尖锐、越饱和。</translation>
     </message>
@@ -1969,10 +1961,6 @@
         <translation>各头平均</translation>
     </message>
     <message>
-        <source>{kind}, layer {layer}, {who}; scale 1/√d_k = {scale:.4f}; the mask blocks {blocked} of {size} entries (click a head on the 'Attention heads' page to select it)</source>
-        <translation>{kind}，第 {layer} 层，{who}；缩放 1/√d_k = {scale:.4f}；掩码屏蔽了 {size} 个位置中的 {blocked} 个（在“注意力头”页点击一个头即可选中它）</translation>
-    </message>
-    <message>
         <source>layer {layer}, {head}</source>
         <translation>第 {layer} 层，{head}</translation>
     </message>
@@ -2051,6 +2039,102 @@
     <message>
         <source>CUDA (not available)</source>
         <translation>CUDA（不可用）</translation>
+    </message>
+    <message>
+        <source>{kind}, layer {layer}, {who}; {scale}; the mask blocks {blocked} of {size} entries (click a head on the 'Attention heads' page to select it)</source>
+        <translation>{kind}，第 {layer} 层，{who}；{scale}；掩码屏蔽了 {size} 个位置中的 {blocked} 个（在“注意力头”页点击一个头即可选中它）</translation>
+    </message>
+    <message>
+        <source>Then a &lt;b&gt;mask&lt;/b&gt; sets blocked entries to −∞ so that softmax gives them exactly zero weight. The decoder's &lt;b&gt;causal mask&lt;/b&gt; hides the future; &lt;b&gt;padding masks&lt;/b&gt; hide the &amp;lt;pad&amp;gt; tokens that make sequences of different lengths fit one batch. Below: the selected layer and head, stage by stage, from the live model run teacher-forced, as in training.</source>
+        <translation>然后由&lt;b&gt;掩码&lt;/b&gt;把被屏蔽的位置设为 −∞，于是 softmax 给它们的权重恰好为零。解码器的&lt;b&gt;因果掩码&lt;/b&gt;遮住未来；&lt;b&gt;填充掩码&lt;/b&gt;遮住为了把不同长度的序列放进同一批而补上的 &amp;lt;pad&amp;gt;。下图：所选层与头，逐步展示，来自以教师强制方式（与训练相同）运行的真实模型。</translation>
+    </message>
+    <message>
+        <source>Then a &lt;b&gt;mask&lt;/b&gt; sets blocked entries to −∞ so that softmax gives them exactly zero weight. This decoder attends only over the source, so its one mask is the &lt;b&gt;padding mask&lt;/b&gt; over the &amp;lt;pad&amp;gt; tokens of a batch (tick the padded batch to see it). Below: stage by stage, from the live model run teacher-forced, as in training.</source>
+        <translation>然后由&lt;b&gt;掩码&lt;/b&gt;把被屏蔽的位置设为 −∞，于是 softmax 给它们的权重恰好为零。这个解码器只关注源文本，所以它唯一的掩码是遮住一批中 &amp;lt;pad&amp;gt; 的&lt;b&gt;填充掩码&lt;/b&gt;（勾选填充批次即可看到）。下图：逐步展示，来自以教师强制方式（与训练相同）运行的真实模型。</translation>
+    </message>
+    <message>
+        <source>QKᵀ + B&lt;br&gt;(raw scores)</source>
+        <translation>QKᵀ + B&lt;br&gt;（原始分数）</translation>
+    </message>
+    <message>
+        <source>W s&lt;br&gt;(decoder state)</source>
+        <translation>W s&lt;br&gt;（解码器状态）</translation>
+    </message>
+    <message>
+        <source>U h&lt;br&gt;(encoder states)</source>
+        <translation>U h&lt;br&gt;（编码器状态）</translation>
+    </message>
+    <message>
+        <source>tanh(W s + U h)&lt;br&gt;(at {query})</source>
+        <translation>tanh(W s + U h)&lt;br&gt;（{query} 处）</translation>
+    </message>
+    <message>
+        <source>vᵀ tanh(·)&lt;br&gt;(raw scores)</source>
+        <translation>vᵀ tanh(·)&lt;br&gt;（原始分数）</translation>
+    </message>
+    <message>
+        <source>s · h&lt;br&gt;(raw scores)</source>
+        <translation>s · h&lt;br&gt;（原始分数）</translation>
+    </message>
+    <message>
+        <source>÷ √d&lt;br&gt;(scaled)</source>
+        <translation>÷ √d&lt;br&gt;（缩放后）</translation>
+    </message>
+    <message>
+        <source>query {n} {token!r}</source>
+        <translation>查询 {n} {token!r}</translation>
+    </message>
+    <message>
+        <source>key {n} {token!r}</source>
+        <translation>键 {n} {token!r}</translation>
+    </message>
+    <message>
+        <source>dim {n}</source>
+        <translation>第 {n} 维</translation>
+    </message>
+    <message>
+        <source>scale {name} = {scale:.4f}</source>
+        <translation>缩放 {name} = {scale:.4f}</translation>
+    </message>
+    <message>
+        <source>the scores are not scaled</source>
+        <translation>分数不缩放</translation>
+    </message>
+    <message>
+        <source>{query} · {key}: {scores} → mask: {mask} → {masked} → softmax {weight:.4f}</source>
+        <translation>{query} · {key}：{scores} → 掩码：{mask} → {masked} → softmax {weight:.4f}</translation>
+    </message>
+    <message>
+        <source>{stage} · {where}: {value:.4f}</source>
+        <translation>{stage} · {where}：{value:.4f}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Scaled dot-product attention&lt;/b&gt;: Attention(Q, K, V) = softmax(QKᵀ / √d_k) V. Each query row is compared with every key (QKᵀ) and divided by √d_k.</source>
+        <translation>&lt;b&gt;缩放点积注意力&lt;/b&gt;：Attention(Q, K, V) = softmax(QKᵀ / √d_k) V。每个查询行与所有键比较（QKᵀ），再除以 √d_k。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;T5's self-attention&lt;/b&gt;: softmax(QKᵀ + B) V, where B is a learned bias for each relative distance between query and key (the 'Relative bias' page shows it). T5 does not divide by √d_k: the scale is folded into the initialisation of its weights.</source>
+        <translation>&lt;b&gt;T5 的自注意力&lt;/b&gt;：softmax(QKᵀ + B) V，其中 B 是为查询与键之间每个相对距离学到的偏置（见“相对位置偏置”页）。T5 不除以 √d_k：缩放已并入其权重的初始化。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;T5's cross-attention&lt;/b&gt;: softmax(QKᵀ) V, with no position bias and no ÷√d_k (T5 folds the scale into the initialisation of its weights).</source>
+        <translation>&lt;b&gt;T5 的交叉注意力&lt;/b&gt;：softmax(QKᵀ) V，没有位置偏置，也不除以 √d_k（T5 把缩放并入其权重的初始化）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Additive attention&lt;/b&gt; (Bahdanau et al. 2014): e_j = vᵀ tanh(W s + U h_j). The decoder's previous state s and each encoder state h_j are projected to one width (W s, U h), added, squashed by tanh and read off by a learned vector v: no QKᵀ, no ÷√d_k. α = softmax(e) mixes the encoder states into the context the decoder reads next.</source>
+        <translation>&lt;b&gt;加性注意力&lt;/b&gt;（Bahdanau 等，2014）：e_j = vᵀ tanh(W s + U h_j)。解码器的上一个状态 s 和每个编码器状态 h_j 先投影到同一宽度（W s、U h），相加，经 tanh 压缩，再由学到的向量 v 读出：没有 QKᵀ，也不除以 √d_k。α = softmax(e) 把各编码器状态混合成解码器下一步读取的上下文。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Dot-product attention&lt;/b&gt; (Luong et al. 2015): e_j = s · h_j, the dot product of the decoder's previous state s and each encoder state h_j as they are: no projections, no ÷√d. α = softmax(e) mixes the encoder states into the context the decoder reads next.</source>
+        <translation>&lt;b&gt;点积注意力&lt;/b&gt;（Luong 等，2015）：e_j = s · h_j，即解码器的上一个状态 s 与每个编码器状态 h_j 直接做点积：没有投影，也不除以 √d。α = softmax(e) 把各编码器状态混合成解码器下一步读取的上下文。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Scaled dot-product attention&lt;/b&gt; over the RNN's states: e_j = s · h_j / √d, with d the width of the states: the Transformer's score without its projections W_Q and W_K. α = softmax(e) mixes the encoder states into the context the decoder reads next.</source>
+        <translation>作用于 RNN 状态的&lt;b&gt;缩放点积注意力&lt;/b&gt;：e_j = s · h_j / √d，d 为状态的宽度——即去掉投影 W_Q 和 W_K 的 Transformer 打分。α = softmax(e) 把各编码器状态混合成解码器下一步读取的上下文。</translation>
+    </message>
+    <message>
+        <source>{scores} {masks}</source>
+        <translation>{scores}{masks}</translation>
     </message>
 </context>
 </TS>
