@@ -35,7 +35,7 @@ from visualizer.panels.decoding_bars import (
 from visualizer.state.events import Subscriptions
 from visualizer.state.jobs import FilteredDistributionJob
 from visualizer.state.session import Session
-from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token
+from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token, fit_label_height
 
 MODEL_COLOR = "#6f8fd8"
 FILTERED_COLOR = "#ffb300"
@@ -347,6 +347,7 @@ class DecodingPanel(ConceptPanel):
         if bars.token_ids[-1] is None:
             labels[-1] = tr("rest", self.session.language)
         self.plot.getAxis("bottom").setTicks([list(enumerate(labels))])
+        fit_label_height(self.plot.getAxis("bottom"), labels)  # ␣ whole, not ".."
         self.plot.getAxis("left").setTicks(probability_ticks(self.log_floor, ceiling))
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         self.plot.setYRange(bottom, ceiling, padding=0)

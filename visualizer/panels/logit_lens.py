@@ -112,7 +112,7 @@ class LogitLensPanel(ConceptPanel):
                 if int(lens.top_ids[layer, column]) == lens.written_id:
                     item.setForeground(QBrush(WRITTEN_COLOR))
                     item.setFont(bold)
-                item.setToolTip(f"{html.escape(repr(lens.top_tokens[layer][column]))}: {probability:.6f}")
+                item.setToolTip(f"{html.escape(repr(token))}: {probability:.6f}")
                 self.table.setItem(layer, column, item)
             for column, value in (
                 (k, f"{float(lens.written_probs[layer]):.1%}"),

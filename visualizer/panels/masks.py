@@ -356,7 +356,8 @@ class MasksPanel(ConceptPanel):
             if np.isnan(loss) or position > last:
                 continue
             mark = "✓" if target == predicted else "✗"
-            parts.append(f"{position}: {tokenizer.token_text(int(predicted))!r}{mark} {loss:.3f}")
+            predicted_token = display_token(tokenizer.token_text(int(predicted)))
+            parts.append(f"{position}: {predicted_token!r}{mark} {loss:.3f}")
         shown = item.loss[: last + 1]
         if not np.isfinite(shown).any():
             return ""
