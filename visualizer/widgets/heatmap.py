@@ -88,16 +88,20 @@ class TokenAxis(pg.AxisItem):
     a label that would touch a neighbour is left out (the first and the last are kept first),
     never a pile-up such as "n<eos>" or "<eos> <bos>". Hovering a cell still names every token.
 
-    A bottom axis is as tall as its labels as drawn (``fit_label_height``).
+    A bottom axis is as tall as its labels as drawn (``fit_label_height``), and a label at its
+    ends is moved in rather than reach past them: what lies beyond (a colour bar, the next
+    plot) would cover it, as it cut <eos> to "<eos".
     """
 
     GAP = 4  # pixels between neighbouring labels
-    # pixels a label may reach past the axis's ends: pyqtgraph's, with hideOverlappingLabels=False
+    PAST_END = 4  # pixels a bottom axis's label may reach past the axis's ends
+    # a left axis's: pyqtgraph's, with hideOverlappingLabels=False (a row is rarely shorter)
     OVERHANG = 15
 
     def __init__(self, orientation: str) -> None:
         super().__init__(orientation)
         self.tokens: list[str] = []
+        self.reach = 0.0  # the widest label (pixels): how far past its ends a centred label reaches
         self.enableAutoSIPrefix(False)  # token axes: never "(x0.001)"
         self.setStyle(hideOverlappingLabels=False)  # the first and last label may overhang the ends
 
@@ -105,6 +109,10 @@ class TokenAxis(pg.AxisItem):
         self.tokens = [display_token(t) for t in tokens]
         if self.orientation in ("bottom", "top"):
             fit_label_height(self, self.tokens)
+            reach = max(self.label_extents(), default=0.0)
+            if reach != self.reach:
+                self.prepareGeometryChange()  # the bounding rectangle follows the widest label
+                self.reach = reach
         self.picture = None  # pyqtgraph's cached drawing
         self.update()
 
@@ -120,12 +128,40 @@ class TokenAxis(pg.AxisItem):
 
     def shown_indices(self, pixels_per_token: float) -> list[int]:
         """The tokens labelled: the ends first, then each label that clears its neighbours by GAP
-        pixels, none reaching more than OVERHANG pixels past the axis's ends."""
+        pixels, where it is drawn (``generateDrawSpecs`` moves a bottom axis's end labels in)."""
         halves = [extent / 2 for extent in self.label_extents()]
         centres = [(index + 0.5) * pixels_per_token for index in range(len(halves))]
         length = len(halves) * pixels_per_token
-        kept = spaced_labels(centres, halves, self.GAP, -self.OVERHANG, length + self.OVERHANG, move=False)
+        if self.orientation in ("bottom", "top"):
+            kept = spaced_labels(centres, halves, self.GAP, -self.PAST_END, length + self.PAST_END)
+        else:
+            kept = spaced_labels(
+                centres, halves, self.GAP, -self.OVERHANG, length + self.OVERHANG, move=False
+            )
         return [index for index, _centre in kept]
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
+        """pyqtgraph's, and room for any label centred on an end cell: pyqtgraph leaves out a
+        label reaching past this rectangle, before ``generateDrawSpecs`` can move it in."""
+        rect = super().boundingRect()
+        if self.orientation in ("bottom", "top") and self.reach:
+            rect = rect.adjusted(-self.reach, 0, self.reach, 0)
+        return rect
+
+    def generateDrawSpecs(self, p):  # noqa: N802 (pyqtgraph's name)
+        """pyqtgraph's, with a bottom axis's labels moved inside its ends (PAST_END pixels
+        beyond at most), as ``shown_indices`` placed them; the tick marks stay on their cells."""
+        specs = super().generateDrawSpecs(p)
+        if specs is None or self.orientation not in ("bottom", "top"):
+            return specs
+        line, ticks, texts = specs
+        low = -self.PAST_END
+        high = self.mapRectFromParent(self.geometry()).width() + self.PAST_END
+        moved = []
+        for rect, flags, text in texts:
+            shift = max(0.0, low - rect.left()) or min(0.0, high - rect.right())
+            moved.append((rect.translated(shift, 0), flags, text))
+        return line, ticks, moved
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 (pyqtgraph's names)
         if not self.tokens:
