@@ -23,6 +23,7 @@ from model.tasks.synthetic import solve, split_source
 from visualizer.i18n import Translator, tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.state.jobs import TeacherForcedJob
+from visualizer.state.token_labels import start_token
 from visualizer.widgets.heatmap import MatrixPlot, display_token
 
 NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
@@ -31,6 +32,7 @@ SCORE_STAGES = ("raw", "scaled", "masked")  # one shared colour scale: ÷√d_k 
 # the grid's columns: the stages, a colour bar after the score stages and after the softmax
 COLUMNS = {"raw": 0, "scaled": 1, "mask": 2, "masked": 3, "softmax": 5}
 SCORE_BAR_COLUMN, WEIGHT_BAR_COLUMN = 4, 6
+GENERATED_MODE = "decoder reads {start} + what it generated"  # the model's own start token
 
 
 def second_source(source: str) -> tuple[str, str]:
@@ -121,7 +123,7 @@ class MasksPanel(ConceptPanel):
         self.kind.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # never cut
         self.kind.currentIndexChanged.connect(self.on_kind_chosen)
         self.mode = QComboBox()
-        self.mode.addItem("decoder reads <bos> + what it generated", "generated")
+        self.mode.addItem("", "generated")  # named by name_generated_mode
         self.mode.addItem("decoder reads a target you type (teacher forcing)", "target")
         self.target = QLineEdit()
         self.target.setMinimumWidth(140)
@@ -134,9 +136,7 @@ class MasksPanel(ConceptPanel):
             (self.kind, self.mode, self.target, self.no_causal, self.batch), canvas_height=260, wrap=False
         )
         self.translator = Translator()
-        self.translator.add(
-            lambda text: self.mode.setItemText(0, text), "decoder reads <bos> + what it generated"
-        )
+        self.translator.add(self.name_generated_mode, GENERATED_MODE)
         self.translator.add(
             lambda text: self.mode.setItemText(1, text), "decoder reads a target you type (teacher forcing)"
         )
@@ -165,6 +165,11 @@ class MasksPanel(ConceptPanel):
             self.fill_kinds(force=True)
         super().on_language_changed(language)
 
+    def name_generated_mode(self, template: str) -> None:
+        """The first mode's name, with the loaded model's own start token (Marian's is <pad>)."""
+        model = self.session.model
+        self.mode.setItemText(0, template.format(start=start_token(model.tokenizer) if model else "…"))
+
     def fill_kinds(self, force: bool = False) -> None:
         """The kinds of the loaded model in the combo box, titled in the session's language."""
         model = self.session.model
@@ -188,6 +193,7 @@ class MasksPanel(ConceptPanel):
     # -- what to compute ------------------------------------------------------------------
     def refresh(self) -> None:
         language = self.session.language
+        self.name_generated_mode(tr(GENERATED_MODE, language))  # another model, another start
         self.fill_kinds()
         self.kind.blockSignals(True)
         self.kind.setCurrentIndex(self.kind.findData(self.session.kind))

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QS
 from visualizer.i18n import tr, trf
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
+from visualizer.state.token_labels import start_token
 from visualizer.widgets.heatmap import display_token
 
 BUTTONS_PER_PASS = 16
@@ -55,8 +56,8 @@ class Timeline(QScrollArea):
         # new chips are laid out after the step that made them: the row grows, then the
         # scroll bar's range, and only then can the current chip be scrolled to
         self.horizontalScrollBar().rangeChanged.connect(self.show_current)
-        self.start = self._make_button("⟨bos⟩", -1)
-        self.start.setToolTip("before the first step: only the encoder has run")
+        self.start = self._make_button("", -1)  # the model's start token, once there is a model
+        self.start.hide()
         self.buttons: list[QPushButton] = []
         self.shown = None  # the snapshot the buttons are for
         self.records: list = []  # the step record each button shows (records are immutable)
@@ -83,9 +84,11 @@ class Timeline(QScrollArea):
 
     def on_snapshot_changed(self, snapshot) -> None:
         self.shown = snapshot
-        if snapshot is not None:  # what the decoder reads first: <bos>, or a model's own (</s>, <pad>)
-            first = snapshot.tokenizer.token_text(snapshot.tokenizer.bos_id)
-            self.start.setText("⟨bos⟩" if first == "<bos>" else first)
+        language = self.session.language
+        if snapshot is not None:  # what the decoder reads first: the model's own start token
+            self.start.setText(start_token(snapshot.tokenizer))
+            self.start.setToolTip(tr("before the first step: only the encoder has run", language))
+        self.start.setVisible(snapshot is not None)
         steps = snapshot.steps if snapshot is not None else ()
         while len(self.buttons) > len(steps):
             button = self.buttons.pop()
@@ -109,7 +112,6 @@ class Timeline(QScrollArea):
                 button.setProperty("forced", record.forced)
                 restyle(button)  # a dynamic property is matched when polished: polish again
             chosen_p = record.filtered_probs[record.token_id]
-            language = self.session.language
             how = tr("forced by you", language) if record.forced else f"p = {chosen_p:.3f}"
             button.setToolTip(
                 trf("step {n}: {token} ({how})", language, n=step + 1, token=repr(label), how=how)
