@@ -59,7 +59,7 @@ def test_a_sampled_token_shows_the_model_p_and_the_p_it_was_drawn_with(harness, 
     text = heading(harness)
     assert f"model p = {model_p:.3f}, drawn with p = {drawn_p:.3f}" in text, text
     harness.session.set_language("zh")
-    assert f"模型概率 p = {model_p:.3f}，抽取时 p = {drawn_p:.3f}" in heading(harness)
+    assert f"模型概率 p = {model_p:.3f}，按设置处理后抽取时 p = {drawn_p:.3f}" in heading(harness)
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,7 @@ def chosen_how(step: StepRecord, settings: DecodingSettings, language: str) -> s
     if settings.strategy in ("greedy", "beam"):
         return trf(", p = {p:.3f}", language, p=model_p)
     return trf(
-        ", model p = {p:.3f}, drawn with p = {drawn:.3f} (the distribution after the settings)",
+        ", model p = {p:.3f}, drawn with p = {drawn:.3f} after the settings",
         language,
         p=model_p,
         drawn=float(step.filtered_probs[step.token_id]),

@@ -917,8 +917,8 @@
         <translation>，p = {p:.3f}</translation>
     </message>
     <message>
-        <source>, model p = {p:.3f}, drawn with p = {drawn:.3f} (the distribution after the settings)</source>
-        <translation>，模型概率 p = {p:.3f}，抽取时 p = {drawn:.3f}（按设置处理后的分布）</translation>
+        <source>, model p = {p:.3f}, drawn with p = {drawn:.3f} after the settings</source>
+        <translation>，模型概率 p = {p:.3f}，按设置处理后抽取时 p = {drawn:.3f}</translation>
     </message>
     <message>
         <source>rest</source>
