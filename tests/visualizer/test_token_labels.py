@@ -175,6 +175,8 @@ def test_the_timeline_keeps_the_current_chip_in_view_and_the_first_chip_whole(sh
     session.set_source(LONG)
     shipped.wait_idle()
     timeline = window.timeline
+    scrolled = []  # every scroll position the timeline took
+    timeline.horizontalScrollBar().valueChanged.connect(scrolled.append)
     for _ in range(40):
         session.step_forward()
         shipped.wait_idle()
@@ -182,6 +184,7 @@ def test_the_timeline_keeps_the_current_chip_in_view_and_the_first_chip_whole(sh
         chip = timeline.buttons[session.cursor]
         assert chip_in_view(timeline, chip), session.cursor
     assert timeline.horizontalScrollBar().value() > 0  # 41 chips are wider than the window
+    assert scrolled == sorted(scrolled)  # stepping forward, it never jumped back to the start
     assert_whole(timeline.start)
     assert timeline.start.text() == "<bos>"  # the model's own start token, as the grid names it
     for chip in timeline.buttons:

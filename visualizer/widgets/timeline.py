@@ -140,9 +140,11 @@ class Timeline(QScrollArea):
             item.setFlat(step > cursor)
 
     def show_current(self, *_range) -> None:
-        """Scroll the current step's chip into view (where it has been laid out yet)."""
+        """Scroll the current step's chip into view, once it is laid out: a chip made this step
+        is shown, and placed, by the next layout pass (whose growing row calls this again);
+        scrolling to it before would scroll to the row's start, a jump back at every step."""
         button = self.group.button(self.session.cursor + 1)
-        if button is not None:
+        if button is not None and button.isVisible():
             self.ensureWidgetVisible(button)
 
     def on_clicked(self, button_id: int) -> None:
