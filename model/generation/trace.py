@@ -137,7 +137,8 @@ def generation_summary(snapshot: GenerationSnapshot) -> dict:
     if snapshot.beam is not None:
         tree = snapshot.beam.to_dict()
         for node in tree["nodes"]:
-            node["text"] = tokenizer.token_text(node["token"]) if node["token"] >= 0 else "<bos>"
+            token = node["token"] if node["token"] >= 0 else tokenizer.bos_id  # the root: the start token
+            node["text"] = tokenizer.token_text(token)
         summary["beam"] = tree
     return summary
 

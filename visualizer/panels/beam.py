@@ -39,6 +39,7 @@ from visualizer.panels.beam_tree import (
 )
 from visualizer.state.jobs import HypothesisAttentionJob
 from visualizer.state.session import Session
+from visualizer.state.token_labels import start_token
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 
 
@@ -247,7 +248,11 @@ class BeamPanel(ConceptPanel):
         self.shown = None
         if not path:
             self.clear_heatmap(
-                tr("The start (&lt;bos&gt;): no token written yet. Click a later box.", language)
+                trf(
+                    "The start ({start}): no token written yet. Click a later box.",
+                    language,
+                    start=html.escape(start_token(tokenizer)),
+                )
             )
             return
         if session.model.family.alignment_kind is None:  # the tree only: nothing aligns to the source

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from model.generation.records import BeamNode, BeamResult
 from model.interface import Tokenizer
 from visualizer.i18n import tr, trf
+from visualizer.state.token_labels import start_token
 from visualizer.widgets.heatmap import BACKGROUND, display_token
 
 
@@ -272,7 +273,7 @@ class BeamTreeView(QGraphicsView):
 
 
 def node_label(node: BeamNode, tokenizer: Tokenizer) -> tuple[str, str]:
-    token = "<bos>" if node.parent is None else display_token(tokenizer.token_text(node.token))
+    token = start_token(tokenizer) if node.parent is None else display_token(tokenizer.token_text(node.token))
     return token, signed(node.logprob)
 
 
@@ -284,7 +285,7 @@ def hypothesis_text(beam: BeamResult, node_id: int, tokenizer: Tokenizer) -> str
 
 def node_tooltip(node: BeamNode, beam: BeamResult, tokenizer: Tokenizer, language: str) -> str:
     if node.parent is None:
-        return "<p>&lt;bos&gt;</p>"
+        return f"<p>{html.escape(start_token(tokenizer))}</p>"  # the model's own (Marian's: <pad>)
     return (
         f"<p>“{html.escape(hypothesis_text(beam, node.id, tokenizer))}”<br>"
         f"log p = {signed(node.logprob)} (p = {np.exp(node.logprob):.3g})<br>"

@@ -20,6 +20,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton
 
 from model.generation.decoding_settings import DecodingSettings
+from model.generation.records import StepRecord
 from model.tasks.calibration import data_next_token, total_variation
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
@@ -35,7 +36,7 @@ from visualizer.panels.decoding_bars import (
 from visualizer.state.events import Subscriptions
 from visualizer.state.jobs import FilteredDistributionJob
 from visualizer.state.session import Session
-from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token
+from visualizer.widgets.heatmap import BACKGROUND, HIGHLIGHT_COLOR, display_token, fit_label_height
 
 MODEL_COLOR = "#6f8fd8"
 FILTERED_COLOR = "#ffb300"
@@ -46,6 +47,24 @@ DATA_COLOR = "#7ee07e"  # the data's own probability: a line across the candidat
 DATA_THICKNESS = 0.012  # of the axis's height
 AUTO_LOG_ABOVE = 0.99  # a top probability above this hides the runners-up on a linear axis
 BAR_WIDTH = 0.4  # each of the two series; a candidate's pair spans 0.8
+
+
+def chosen_how(step: StepRecord, settings: DecodingSettings, language: str) -> str:
+    """How the shown step's token was chosen, for the heading: forced, or its probability.
+    A sampled token was drawn from the distribution after the settings (temperature, top-k,
+    top-p), as the step recorded it, so both are given: under T = 3 a token the model gives
+    p = 0.000 can be drawn with p = 0.012. Greedy and beam use the model's own."""
+    if step.forced:
+        return tr(" (forced by you)", language)
+    model_p = float(step.probs[step.token_id])
+    if settings.strategy in ("greedy", "beam"):
+        return trf(", p = {p:.3f}", language, p=model_p)
+    return trf(
+        ", model p = {p:.3f}, drawn with p = {drawn:.3f} after the settings",
+        language,
+        p=model_p,
+        drawn=float(step.filtered_probs[step.token_id]),
+    )
 
 
 def describe_settings(settings: DecodingSettings, language: str) -> str:
@@ -236,11 +255,7 @@ class DecodingPanel(ConceptPanel):
         self.legend.setText(self.legend_text(with_data=truth is not None))
         self.draw_bars(bars, step.forced)
         token = html.escape(display_token(tokenizer.token_text(step.token_id)))
-        how = (
-            tr(" (forced by you)", language)
-            if step.forced
-            else trf(", p = {p:.3f}", language, p=step.probs[step.token_id])
-        )
+        how = chosen_how(step, snapshot.settings, language)
         heading = trf(
             "Step {step}: the decoder read <b>{input}</b> and chose <b>{token}</b>{how}",
             language,
@@ -347,6 +362,7 @@ class DecodingPanel(ConceptPanel):
         if bars.token_ids[-1] is None:
             labels[-1] = tr("rest", self.session.language)
         self.plot.getAxis("bottom").setTicks([list(enumerate(labels))])
+        fit_label_height(self.plot.getAxis("bottom"), labels)  # ␣ whole, not ".."
         self.plot.getAxis("left").setTicks(probability_ticks(self.log_floor, ceiling))
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         self.plot.setYRange(bottom, ceiling, padding=0)

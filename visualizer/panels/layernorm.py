@@ -31,7 +31,7 @@ from visualizer.panels.layernorm_batch import (
     token_ticks,
 )
 from visualizer.state.jobs import Job, NormAffineJob, PaddedBatchJob
-from visualizer.widgets.heatmap import BACKGROUND
+from visualizer.widgets.heatmap import BACKGROUND, fit_label_height
 
 INPUT_COLOR = "#ffa040"  # the sum x + Sublayer(x) that goes into the LayerNorm
 REFERENCE_COLOR = "#bbbbbb"
@@ -326,8 +326,9 @@ class LayerNormPanel(PaddedBatchPage, ConceptPanel):
                 series = [norms.stat(i, f"{side}_{stat}") for side in ("in", "out")]
                 plot.setYRange(*honest_range(stat, *series), padding=0)
             ticks = token_ticks(norms.labels)
-            self.mean_plots[i].getAxis("bottom").setTicks(ticks)
-            self.std_plots[i].getAxis("bottom").setTicks(ticks)
+            for plot in (self.mean_plots[i], self.std_plots[i]):
+                plot.getAxis("bottom").setTicks(ticks)
+                fit_label_height(plot.getAxis("bottom"), [label for _x, label in ticks[0]])
             self.mean_plots[i].setXRange(-0.5, max(n, 1) - 0.5, padding=0.02)
             self.show_reference(i, norms, affine)
 

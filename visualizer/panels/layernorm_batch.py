@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from model.probes.norm_records import PaddedBatchStats
 from visualizer.i18n import tr
-from visualizer.widgets.heatmap import BACKGROUND, display_token
+from visualizer.widgets.heatmap import BACKGROUND, display_token, fit_label_height
 
 OUTPUT_COLOR = "#4fc3f7"  # what comes out of a norm
 WITH_PADS_COLOR = "#ff5252"  # BatchNorm counting the pads
@@ -158,6 +158,7 @@ class PaddedBatchPage:
         ticks = token_ticks(labels)
         for plot in (self.ln_mean_plot, self.ln_std_plot):
             plot.getAxis("bottom").setTicks(ticks)
+            fit_label_height(plot.getAxis("bottom"), [label for _x, label in ticks[0]])
         self.ln_mean_plot.setXRange(-0.5, len(positions) - 0.5, padding=0.02)
         for plot, stat, curves in (
             (self.bn_mean_plot, "mean", ("mean_real", "mean_with_pads")),

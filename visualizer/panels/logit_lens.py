@@ -189,7 +189,7 @@ class LogitLensPanel(ConceptPanel):
                 item = self.coloured(f"{display_token(token)}  {percent(probability)}", probability, colormap)
                 if int(lens.top_ids[layer, column]) == lens.written_id:
                     item.setFont(written)
-                item.setToolTip(f"{html.escape(repr(token))}: {probability:.6f}")
+                item.setToolTip(f"{html.escape(display_token(token))}: {probability:.6f}")
                 self.table.setItem(layer, column, item)
             chance = float(lens.written_probs[layer])
             self.table.setItem(layer, k, self.coloured(percent(chance), chance, colormap))

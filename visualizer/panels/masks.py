@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSizePoli
 
 from model.tasks.synthetic import solve, split_source
 from visualizer.i18n import Translator, tr, trf
+from visualizer.numbers import number
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.score_stages import (
     MASK,
@@ -43,9 +44,11 @@ from visualizer.panels.score_stages import (
     symmetric_bound,
 )
 from visualizer.state.jobs import TeacherForcedJob
-from visualizer.widgets.heatmap import MatrixPlot
+from visualizer.state.token_labels import start_token
+from visualizer.widgets.heatmap import MatrixPlot, display_token
 
 NEG_INF_COLOR = "#000000"  # −∞: black, at neither end of the blue-white-red scale
+GENERATED_MODE = "decoder reads {start} + what it generated"  # the model's own start token
 
 
 def second_source(source: str) -> tuple[str, str]:
@@ -117,7 +120,7 @@ class MasksPanel(ConceptPanel):
         self.kind.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # never cut
         self.kind.currentIndexChanged.connect(self.on_kind_chosen)
         self.mode = QComboBox()
-        self.mode.addItem("decoder reads <bos> + what it generated", "generated")
+        self.mode.addItem("", "generated")  # named by name_generated_mode
         self.mode.addItem("decoder reads a target you type (teacher forcing)", "target")
         self.target = QLineEdit()
         self.target.setMinimumWidth(140)
@@ -130,9 +133,7 @@ class MasksPanel(ConceptPanel):
             (self.kind, self.mode, self.target, self.no_causal, self.batch), canvas_height=260, wrap=False
         )
         self.translator = Translator()
-        self.translator.add(
-            lambda text: self.mode.setItemText(0, text), "decoder reads <bos> + what it generated"
-        )
+        self.translator.add(self.name_generated_mode, GENERATED_MODE)
         self.translator.add(
             lambda text: self.mode.setItemText(1, text), "decoder reads a target you type (teacher forcing)"
         )
@@ -162,6 +163,11 @@ class MasksPanel(ConceptPanel):
             self.fill_kinds(force=True)
         super().on_language_changed(language)
 
+    def name_generated_mode(self, template: str) -> None:
+        """The first mode's name, with the loaded model's own start token (Marian's is <pad>)."""
+        model = self.session.model
+        self.mode.setItemText(0, template.format(start=start_token(model.tokenizer) if model else "…"))
+
     def fill_kinds(self, force: bool = False) -> None:
         """The kinds of the loaded model in the combo box, titled in the session's language."""
         model = self.session.model
@@ -188,6 +194,7 @@ class MasksPanel(ConceptPanel):
         explained = self.explain(language)  # it follows the model and the kind shown
         if self.explanation.text() != explained:
             self.explanation.setText(explained)
+        self.name_generated_mode(tr(GENERATED_MODE, language))  # another model, another start
         self.fill_kinds()
         self.kind.blockSignals(True)
         self.kind.setCurrentIndex(self.kind.findData(self.session.kind))
@@ -384,7 +391,8 @@ class MasksPanel(ConceptPanel):
             if np.isnan(loss) or position > last:
                 continue
             mark = "✓" if target == predicted else "✗"
-            parts.append(f"{position}: {tokenizer.token_text(int(predicted))!r}{mark} {loss:.3f}")
+            predicted_token = display_token(tokenizer.token_text(int(predicted)))
+            parts.append(f"{position}: {predicted_token!r}{mark} {number(float(loss))}")
         shown = item.loss[: last + 1]
         if not np.isfinite(shown).any():
             return ""
@@ -392,4 +400,4 @@ class MasksPanel(ConceptPanel):
         title = tr(
             "prediction and cross-entropy (nats) at each decoder position, mean", self.session.language
         )
-        return f"{title} {mean:.3f}: " + " · ".join(parts)
+        return f"{title} {number(mean)}: " + " · ".join(parts)

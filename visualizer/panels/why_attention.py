@@ -33,7 +33,7 @@ from model.tasks.length_curve import LengthCurve
 from model.tasks.synthetic import split_source
 from visualizer.i18n import tr, trf
 from visualizer.panels.base import ConceptPanel
-from visualizer.widgets.heatmap import BACKGROUND
+from visualizer.widgets.heatmap import BACKGROUND, display_token
 
 # the shipped checkpoints' file names → their keys (see model_name)
 SHIPPED_KEYS = {DEFAULT_CHECKPOINT_NAME: "transformer", **{v: k for k, v in RNN_CHECKPOINT_NAMES.items()}}
@@ -343,7 +343,7 @@ class WhyAttentionPanel(ConceptPanel):
         self.position.setEnabled(supported and choice == "attend_only")
         if snapshot is not None and choice == "attend_only":
             token = snapshot.encoder.tokens[self.position.value() - 1]
-            self.position.setToolTip(repr(token))
+            self.position.setToolTip(repr(display_token(token)))
         if not supported:
             name = model.family.display_name if model is not None else "—"
             self.what_if_note.setText(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from visualizer.i18n import tr, trf
+from visualizer.state.token_labels import display_token
 
 if TYPE_CHECKING:
     from model.generation.records import GenerationSnapshot
@@ -145,8 +146,8 @@ def describe_cell(
         layer=layer + 1,
         who=who,
         query=query,
-        query_token=repr(view.query_labels[query]),
+        query_token=repr(display_token(view.query_labels[query])),
         key=key,
-        key_token=repr(view.key_labels[key]),
+        key_token=repr(display_token(view.key_labels[key])),
         value=value,
     )

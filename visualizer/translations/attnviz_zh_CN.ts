@@ -308,8 +308,8 @@
         <translation>正在加载…</translation>
     </message>
     <message>
-        <source>decoder reads &lt;bos&gt; + what it generated</source>
-        <translation>解码器读入 &lt;bos&gt; + 已生成的内容</translation>
+        <source>decoder reads {start} + what it generated</source>
+        <translation>解码器读入 {start} + 已生成的内容</translation>
     </message>
     <message>
         <source>decoder reads a target you type (teacher forcing)</source>
@@ -466,6 +466,10 @@
     <message>
         <source>before the first step</source>
         <translation>第一步之前</translation>
+    </message>
+    <message>
+        <source>before the first step: only the encoder has run</source>
+        <translation>第一步之前：只运行了编码器</translation>
     </message>
     <message>
         <source>step {n}</source>
@@ -931,6 +935,10 @@
     <message>
         <source>, p = {p:.3f}</source>
         <translation>，p = {p:.3f}</translation>
+    </message>
+    <message>
+        <source>, model p = {p:.3f}, drawn with p = {drawn:.3f} after the settings</source>
+        <translation>，模型概率 p = {p:.3f}，按设置处理后抽取时 p = {drawn:.3f}</translation>
     </message>
     <message>
         <source>rest</source>
@@ -1833,8 +1841,8 @@
         <translation>“{text}” · 对数概率 {score} · {status} · 第 {layer} 层 · {head}</translation>
     </message>
     <message>
-        <source>The start (&amp;lt;bos&amp;gt;): no token written yet. Click a later box.</source>
-        <translation>起点（&amp;lt;bos&amp;gt;）：还没有写出词元。请点击后面的方框。</translation>
+        <source>The start ({start}): no token written yet. Click a later box.</source>
+        <translation>起点（{start}）：还没有写出词元。请点击后面的方框。</translation>
     </message>
     <message>
         <source>computing the attention of “{text}”…</source>

@@ -4,13 +4,12 @@ token measured once as drawn, and labels left out where they would overlap."""
 
 from __future__ import annotations
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFontMetricsF, QTransform
 from PySide6.QtWidgets import QGraphicsSimpleTextItem
 
 from visualizer.state.views import AttentionView
-from visualizer.widgets.heatmap import display_token
+from visualizer.widgets.heatmap import display_token, spaced_labels
 from visualizer.widgets.mosaic import MosaicLayout
 
 LABEL_COLOR = "#dddddd"
@@ -65,42 +64,26 @@ class TokenLabels:
     def spots(
         self, view: AttentionView, layout: MosaicLayout, units_per_pixel: float | None
     ) -> list[tuple[str, float, float, bool]]:
-        """(text, x, y, is_key) of each token label. Where cells are too small for every label,
-        a label that would overlap the one before it is left out (hover still names every cell);
-        every column leaves out the same ones, and every layer."""
+        """(text, x, y, is_key) of each token label. Each column's key labels stay in its own
+        room, its cell and the gap before it, as each layer's query labels do: none reaches into
+        the next column (or layer), and the last column's keys never reach right of the grid,
+        where the query labels begin (nor the last layer's queries below it, where the keys
+        are). Where the cells are too small for every label, one that would overlap another is
+        left out (hover still names every cell), every column and every layer leaving out the
+        same ones.
+
+        The first and the last token are labelled first (``spaced_labels``), a label at the end
+        moved inside its room: a wide last key such as <eos> reached past its column and was
+        always dropped, against the key before it or against the next column's first label.
+        """
         # the range fit_range set, also before the viewbox has applied it (square pixels)
         pixel_x = pixel_y = units_per_pixel or (abs(self.viewbox.viewPixelSize()[0]) or 1.0)
-        keys, end = [], -np.inf
-        halves = []
-        for key, token in enumerate(view.key_labels):
-            text, width = self.text(token)
-            x = (key + 0.5) * layout.cell / layout.keys
-            half = width / 2 * pixel_x
-            if x - half > end + 3 * pixel_x:
-                keys.append((text, x))
-                halves.append(half)
-                end = x + half
-        # the last label of a column must also clear the first of the next column
-        while (
-            len(keys) > 1 and keys[-1][1] + halves[-1] + 3 * pixel_x > keys[0][1] + layout.pitch - halves[0]
-        ):
-            keys.pop()
-            halves.pop()
-        if len(keys) == 1 and 2 * halves[0] + 3 * pixel_x > layout.pitch:  # wider than its column
-            keys.clear()
-        queries, halves, end = [], [], -np.inf
-        for query, token in enumerate(view.query_labels):
-            y = (query + 0.5) * layout.cell / layout.queries
-            text, _width, height = self.size(token)
-            half = height / 2 * pixel_y
-            if y - half > end + pixel_y:  # a pixel apart at least
-                queries.append((text, y))
-                halves.append(half)
-                end = y + half
-        # and the last row's label must clear the next layer's first
-        while len(queries) > 1 and queries[-1][1] + halves[-1] > queries[0][1] + layout.pitch - halves[0]:
-            queries.pop()
-            halves.pop()
+        keys = self.along(
+            view.key_labels, layout.keys, layout, lambda width, _height: width / 2 * pixel_x, 3 * pixel_x
+        )
+        queries = self.along(
+            view.query_labels, layout.queries, layout, lambda _width, height: height / 2 * pixel_y, pixel_y
+        )
         bottom = layout.layers * layout.pitch - layout.gap
         right = layout.columns * layout.pitch - layout.gap
         return [
@@ -112,6 +95,17 @@ class TokenLabels:
             for layer in range(layout.layers)
             for text, y in queries
         ]
+
+    def along(self, tokens, count: int, layout: MosaicLayout, half, gap: float) -> list[tuple[str, float]]:
+        """(text, place in the cell) of the labels kept along one side of a cell of ``count``
+        tokens; ``half`` gives a label's half extent (mosaic units) from its (width, height) in
+        pixels, and kept labels stand ``gap`` apart, also across the gap from the cell before."""
+        sized = [self.size(token) for token in tokens]
+        halves = [half(width, height) for _text, width, height in sized]
+        centres = [(index + 0.5) * layout.cell / count for index in range(len(sized))]
+        before = max(0.0, layout.gap - gap)  # the gap before the cell, less ``gap`` from the last
+        kept = spaced_labels(centres, halves, gap, -before, layout.cell)
+        return [(sized[index][0], centre) for index, centre in kept]
 
     def text(self, token: str) -> tuple[str, float]:
         """A token's label and its width in pixels (measured once per token)."""

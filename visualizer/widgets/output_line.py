@@ -7,10 +7,25 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from visualizer.widgets.heatmap import display_token
+
+SPACE_COLOR = "#8a8a8a"  # a space's ␣ is dimmer than the letters: seen, but not read as one
+
+
+def visible(text: str) -> str:
+    """``text`` as HTML with every character labelled as the grid labels a token of it
+    (``display_token``: a space is ␣, dimmed), so that leading and trailing spaces show."""
+    parts = []
+    for character in text:
+        label = html.escape(display_token(character), quote=False)
+        parts.append(f"<span style='color:{SPACE_COLOR}'>{label}</span>" if character == " " else label)
+    return "".join(parts)
+
 
 class OutputLine(QLabel):
     """The output so far (bold), what comes after the shown step (grey) and the step.
 
+    Every space shows, as ␣ (``visible``): the answer of ``sort: b a`` starts with one.
     A long output never widens the window (64 Chinese characters asked for 2,000 pixels, and
     every view redrew at the new size): it is elided from the left instead, the whole output
     in the tooltip.
@@ -27,8 +42,8 @@ class OutputLine(QLabel):
 
         def text(shown_part: str, ahead_part: str, cut: bool) -> str:
             return (
-                f"{title} <b>{'…' if cut else ''}{html.escape(shown_part, quote=False)}</b>"
-                f"<span style='color:#888'>{html.escape(ahead_part, quote=False)}</span>"
+                f"{title} <b>{'…' if cut else ''}{visible(shown_part)}</b>"
+                f"<span style='color:#888'>{visible(ahead_part)}</span>"
                 f" <span style='color:#aaa; font-size:10pt'>{where}</span>"
             )
 

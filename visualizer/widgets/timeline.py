@@ -2,22 +2,38 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
 
 from visualizer.i18n import tr, trf
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
+from visualizer.state.token_labels import start_token
 from visualizer.widgets.heatmap import display_token
 
 BUTTONS_PER_PASS = 16
+# no min-width here: a style sheet's min-width is a fixed minimum that the row squeezed every
+# chip down to once the chips outgrew the window, cutting "⟨bos⟩" to "bos" (Chip has its own)
 BUTTON_STYLE = """
-QPushButton { min-width: 26px; padding: 3px 5px; font-size: 13pt; border: 1px solid #555;
+QPushButton { padding: 3px 5px; font-size: 13pt; border: 1px solid #555;
               border-radius: 3px; background: #2b2b2b; color: #eee; }
 QPushButton:checked { background: #ffb300; color: #000; border-color: #ffb300; }
 QPushButton:flat { color: #888; }
 QPushButton[forced="true"] { border: 2px solid #4fc3f7; }
 """
+
+
+class Chip(QPushButton):
+    """A timeline button: never narrower than its text (nor than MIN_WIDTH pixels)."""
+
+    MIN_WIDTH = 38  # a one-character chip stays easy to click
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().sizeHint()
+        return QSize(max(hint.width(), self.MIN_WIDTH), hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return self.sizeHint()
 
 
 class Timeline(QScrollArea):
@@ -37,8 +53,11 @@ class Timeline(QScrollArea):
         self.group = QButtonGroup(self)
         self.group.setExclusive(True)
         self.group.idClicked.connect(self.on_clicked)
-        self.start = self._make_button("⟨bos⟩", -1)
-        self.start.setToolTip("before the first step: only the encoder has run")
+        # new chips are laid out after the step that made them: the row grows, then the
+        # scroll bar's range, and only then can the current chip be scrolled to
+        self.horizontalScrollBar().rangeChanged.connect(self.show_current)
+        self.start = self._make_button("", -1)  # the model's start token, once there is a model
+        self.start.hide()
         self.buttons: list[QPushButton] = []
         self.shown = None  # the snapshot the buttons are for
         self.records: list = []  # the step record each button shows (records are immutable)
@@ -56,7 +75,7 @@ class Timeline(QScrollArea):
         self.subscriptions.close()
 
     def _make_button(self, text: str, step: int) -> QPushButton:
-        button = QPushButton(text)
+        button = Chip(text)
         button.setCheckable(True)
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.group.addButton(button, step + 1)  # ids must be ≥ 0
@@ -65,9 +84,11 @@ class Timeline(QScrollArea):
 
     def on_snapshot_changed(self, snapshot) -> None:
         self.shown = snapshot
-        if snapshot is not None:  # what the decoder reads first: <bos>, or a model's own (</s>, <pad>)
-            first = snapshot.tokenizer.token_text(snapshot.tokenizer.bos_id)
-            self.start.setText("⟨bos⟩" if first == "<bos>" else first)
+        language = self.session.language
+        if snapshot is not None:  # what the decoder reads first: the model's own start token
+            self.start.setText(start_token(snapshot.tokenizer))
+            self.start.setToolTip(tr("before the first step: only the encoder has run", language))
+        self.start.setVisible(snapshot is not None)
         steps = snapshot.steps if snapshot is not None else ()
         while len(self.buttons) > len(steps):
             button = self.buttons.pop()
@@ -85,13 +106,12 @@ class Timeline(QScrollArea):
             if self.records[step] is record:  # a step kept from the last snapshot: nothing to do
                 continue
             self.records[step] = record
-            label = snapshot.tokenizer.token_text(record.token_id)
-            button.setText(display_token(label))
+            label = display_token(snapshot.tokenizer.token_text(record.token_id))
+            button.setText(label)
             if bool(button.property("forced")) != record.forced:
                 button.setProperty("forced", record.forced)
                 restyle(button)  # a dynamic property is matched when polished: polish again
             chosen_p = record.filtered_probs[record.token_id]
-            language = self.session.language
             how = tr("forced by you", language) if record.forced else f"p = {chosen_p:.3f}"
             button.setToolTip(
                 trf("step {n}: {token} ({how})", language, n=step + 1, token=repr(label), how=how)
@@ -113,11 +133,19 @@ class Timeline(QScrollArea):
         button = self.group.button(cursor + 1)
         if button is not None:
             button.setChecked(True)
-            self.ensureWidgetVisible(button)
+        self.show_current()
         for step, item in enumerate(self.buttons):
             # "ahead" is the :flat pseudo-state, matched when painted: no re-polish per step
             # (polishing all 64 buttons on a jump to the start blocked the GUI for ~40 ms)
             item.setFlat(step > cursor)
+
+    def show_current(self, *_range) -> None:
+        """Scroll the current step's chip into view, once it is laid out: a chip made this step
+        is shown, and placed, by the next layout pass (whose growing row calls this again);
+        scrolling to it before would scroll to the row's start, a jump back at every step."""
+        button = self.group.button(self.session.cursor + 1)
+        if button is not None and button.isVisible():
+            self.ensureWidgetVisible(button)
 
     def on_clicked(self, button_id: int) -> None:
         self.session.go_to_step(button_id - 1)
