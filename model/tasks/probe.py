@@ -38,4 +38,6 @@ def trace_probe(model: ModelFamily, text: str) -> ProbeTrace:
         finished=engine.stop_reason == "eos",
         attention={kind: arrays[kind] for kind in kinds},
         kinds=kinds,
+        titles=tuple(kind.title for kind in snapshot.info.kinds),
+        step_kinds=frozenset(kind.name for kind in snapshot.info.kinds if kind.per_step),
     )

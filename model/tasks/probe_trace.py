@@ -19,6 +19,12 @@ class ProbeTrace:
     finished: bool  # whether it wrote <eos> before the cut
     attention: dict[str, np.ndarray]  # kind name → [L, H, queries, keys]
     kinds: tuple[str, ...]  # the family's kinds, in its order
+    titles: tuple[str, ...] = ()  # each kind's title, in the order of ``kinds`` ("Cross-attention")
+    step_kinds: frozenset[str] = frozenset()  # kinds whose query rows are the decoder's steps
+
+    def title(self, kind: str) -> str:
+        """The kind's title as the family gives it (its name where the trace has none)."""
+        return dict(zip(self.kinds, self.titles, strict=False)).get(kind, kind)
 
 
 @dataclass(frozen=True)

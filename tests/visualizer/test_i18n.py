@@ -106,6 +106,7 @@ FROM_ELSEWHERE: dict[str, Callable[[], list[str]]] = {  # expression -> the text
     "kind.title": kind_titles,  # the model family's description
     "session.model.family.kind(session.kind).title": kind_titles,
     "result.titles[kind]": kind_titles,
+    "trace.title(kind)": kind_titles,  # the Train page's probe: the probed family's kinds
     "self.result.titles[kind]": kind_titles,
     "model.family.without_attention": without_attention,
     "stage.title": score_titles,  # the family's description of how its scores are made

@@ -1,16 +1,30 @@
 """Every page stays readable in a small window: nothing drawn over anything else, nothing cut.
 
-At 1024×700 a concept page is taller than the room it has; it sits in a scroll area and keeps
-its plots' minimum sizes, instead of squeezing them or drawing its text over them.
+At 1024×700 a concept page folds its explanation and shows its main plot without scrolling; a
+page taller than the room it has sits in a scroll area and keeps its plots' minimum sizes,
+instead of squeezing them or drawing its text over them. A row of controls wraps rather than
+cutting a control's text.
 """
 
 from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtCore import QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
-from PySide6.QtWidgets import QLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractScrollArea,
+    QAbstractSpinBox,
+    QComboBox,
+    QGraphicsView,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QSizePolicy,
+    QWidget,
+)
 
 from model.shipped import default_checkpoint_path
 from model.tasks.examples import CHOSEN
@@ -169,3 +183,86 @@ def test_a_long_output_is_elided_from_the_left_and_never_widens_the_window(harne
     # a short output is shown whole, with what comes after the shown step in grey
     window.output_label.show_output("Output:", "abc", "def", "(step 3 of 6)")
     assert "…" not in label.text() and "abc</b>" in label.text() and "def" in label.text()
+
+
+# -- at 1024×700 every page shows its plots without scrolling, and no control is cut -------------
+CONTROLS = (QAbstractButton, QComboBox, QAbstractSpinBox, QLineEdit, QLabel)
+
+
+def cut_controls(panel: QWidget, visible: QRect) -> list[str]:
+    """The panel's controls narrower than their size hint (their text cut: "remove the causal
+    mas") or reaching past the visible part of the page; a label that wraps or elides is fine."""
+    cut = []
+    for widget in panel.findChildren(QWidget):
+        if not isinstance(widget, CONTROLS) or not widget.isVisible():
+            continue
+        if isinstance(widget.parentWidget(), (QAbstractSpinBox, QComboBox)):
+            continue  # the line edit inside a spin box: the spin box is checked
+        if isinstance(widget, QLabel) and (
+            widget.wordWrap() or widget.sizePolicy().horizontalPolicy() == QSizePolicy.Policy.Ignored
+        ):
+            continue
+        where = panel_rect(widget, panel)
+        if widget.width() < widget.sizeHint().width() or where.right() > visible.right():
+            text = widget.currentText() if isinstance(widget, QComboBox) else getattr(widget, "text", str)()
+            cut.append(f"{type(widget).__name__} {text!r}: {widget.width()} < {widget.sizeHint().width()}")
+    return cut
+
+
+def main_plots(key: str, panel) -> list[QWidget]:
+    """What the page is for: its largest plot or table (the Train page: the curves and the probe)."""
+    if key == "train":
+        return [panel.curves, panel.probe_view]
+    views = [
+        w
+        for w in panel.findChildren(QAbstractScrollArea)
+        if w.isVisible() and isinstance(w, (QGraphicsView, QAbstractItemView))
+    ]
+    assert views, key
+    return [max(views, key=lambda w: w.width() * w.height())]
+
+
+def assert_in_view(harness, key: str) -> None:
+    """The page ``key``, just turned to, shows its main plot whole and every control uncut."""
+    harness.window.show_panel(key)
+    harness.wait_idle()
+    page = harness.window.pages.currentWidget()
+    panel = page.panel
+    assert page.shows_panel, key
+    harness.qtbot.waitUntil(lambda: panel.height() >= panel.outer.totalMinimumHeightForWidth(panel.width()))
+    harness.wait_idle()
+    harness.qtbot.wait(50)
+    viewport = page.scroll.viewport()
+    visible = QRect(QPoint(0, 0), viewport.size())  # the page as first shown: not scrolled
+    assert page.scroll.verticalScrollBar().value() == 0, key
+    for plot in main_plots(key, panel):
+        rect = QRect(plot.mapTo(viewport, QPoint(0, 0)), plot.size())
+        assert visible.contains(rect), (key, type(plot).__name__, rect, visible)
+    assert not cut_controls(panel, QRect(QPoint(0, 0), viewport.size())), (key, cut_controls(panel, visible))
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_page_shows_its_plots_and_whole_controls_at_1024x700(harness, language):
+    harness.session.set_language(language)
+    harness.window.resize(1024, 700)
+    for _ in range(4):
+        harness.session.step_forward()
+        harness.wait_idle()
+    for entry in PANELS:
+        if entry.key not in OTHER_MODELS_PAGES | {"beam"}:
+            assert_in_view(harness, entry.key)
+    # the beam page's tree is there once beam search is on
+    harness.session.set_settings(harness.session.with_settings(strategy="beam", beam_width=3))
+    harness.wait_idle()
+    assert_in_view(harness, "beam")
+
+
+def test_the_relative_bias_page_shows_its_plots_at_1024x700(qtbot, settings, tmp_path):
+    hf_factories = pytest.importorskip("tests.hf_factories")
+    opened = window_on(qtbot, settings, hf_factories.write_hf_model("t5", tmp_path / "t5"))
+    harness = next(opened)
+    harness.window.resize(1024, 700)
+    harness.session.step_forward()
+    harness.wait_idle()
+    assert_in_view(harness, "relative_bias")
+    next(opened, None)

@@ -11,14 +11,18 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
+from model.generation.engine import GenerationEngine
 from model.registry import open_model
 from model.shipped import default_checkpoint_path, shipped_replay_path
 from model.tasks.probe import trace_probe
 from model.tasks.replay import read_replay
 from model.transformer.checkpoint import load_checkpoint
 from tests.waits import EVENT_MS
+from visualizer.i18n import tr, trf
 from visualizer.panels.registry import PANEL_KEYS
 from visualizer.state.session import Session
+from visualizer.state.views import attention_view
+from visualizer.widgets.heatmap import display_token
 from visualizer.window.main_window import MainWindow
 
 pytestmark = pytest.mark.slow  # starts training processes
@@ -85,6 +89,7 @@ def test_a_live_run_streams_and_every_view_shows_its_own_numbers(harness, train_
     steps, loss = panel.curves.loss_line.xData, panel.curves.loss_line.yData
     np.testing.assert_array_equal(steps, run.steps)
     np.testing.assert_allclose(loss, run.loss)
+    assert panel.curves.legend_words() == ["training batch", "held-out"]  # a live run has both
     held_steps, held = panel.curves.held_line.getData()
     np.testing.assert_array_equal(held_steps, [0, 7, 14, 21])
     np.testing.assert_allclose(held, [s.held_out for s in run.snapshots])
@@ -230,9 +235,63 @@ def test_replays_open_from_the_file_menu_and_bad_files_are_refused(harness, trai
 
 
 def test_the_page_speaks_chinese(harness, train_page):
-    from visualizer.i18n import tr
-
     harness.session.set_language("zh")
     assert train_page.buttons["train"].text() == tr("Train", "zh")
     assert train_page.explanation.text() == tr(train_page.explain("en"), "zh")
     assert tr("Press Play to watch attention form.", "zh") in train_page.status.text()
+
+
+def shown_trace(panel, qtbot):
+    """The shown snapshot's probe, once the page draws it."""
+    index = panel.shown_index()
+    qtbot.waitUntil(lambda: panel.traces.get(panel.probe_key(index)) is not None, timeout=EVENT_MS)
+    qtbot.waitUntil(
+        lambda: panel.probe_view.trace is panel.traces.get(panel.probe_key(index)), timeout=EVENT_MS
+    )
+    return panel.probe_view.trace
+
+
+def test_a_replays_legend_names_only_the_curves_it_draws(train_page):
+    curves = train_page.curves
+    assert train_page.run.replay is not None
+    assert curves.train_line.xData is None or len(curves.train_line.xData) == 0  # no per-batch numbers
+    assert [label.text for _sample, label in curves.exact_plot.legend.items] == ["held-out"]
+    assert curves.legend_words() == [tr("held-out", "en")]
+
+
+def test_the_probe_labels_its_rows_by_what_the_decoder_read_as_the_main_view_does(train_page, qtbot):
+    panel = train_page
+    trace = shown_trace(panel, qtbot)
+    model = panel.run.snapshot_model(panel.shown_index())
+    expected = trace_probe(model, panel.probe.text())
+    tokenizer = model.tokenizer
+    # the main view's rows: the decoder's input at each step, from its start token
+    engine = GenerationEngine(model, panel.probe.text())
+    for _ in range(len(expected.input_tokens)):
+        engine.step()
+    main = attention_view(engine.snapshot(), "cross", len(expected.input_tokens) - 1)
+    rows = panel.probe_view.big_plot.getAxis("left").tokens
+    assert rows == [display_token(t) for t in main.query_labels]
+    assert rows[0] == display_token(tokenizer.token_text(tokenizer.bos_id))
+    assert rows[1:] == [display_token(t) for t in trace.output_tokens[:-1]]
+    columns = panel.probe_view.big_plot.getAxis("bottom").tokens
+    assert columns == [display_token(t) for t in main.key_labels]
+
+
+def test_the_probe_names_its_kinds_by_their_titles_in_chinese(harness, train_page, qtbot):
+    panel = train_page
+    trace = shown_trace(panel, qtbot)
+    harness.session.set_language("zh")
+    info = panel.run.snapshot_model(panel.shown_index()).info
+    titles = [tr(kind.title, "zh") for kind in info.kinds]
+    assert [panel.kind.itemText(i) for i in range(panel.kind.count())] == titles
+    assert [panel.kind.itemData(i) for i in range(panel.kind.count())] == [kind.name for kind in info.kinds]
+    layer, head = panel.probe_view.chosen
+    assert panel.probe_view.big_plot.titleLabel.text == trf(
+        "{kind} L{layer} H{head}", "zh", kind=tr("Cross-attention", "zh"), layer=layer + 1, head=head + 1
+    )
+    assert "cross" not in panel.probe_view.big_plot.titleLabel.text
+    # the large head keeps its token labels in Chinese too
+    axis = panel.probe_view.big_plot.getAxis("bottom")
+    assert axis.tokens and axis.tickValues(*axis.range, axis.width())[0][1]
+    assert trace.kinds == tuple(kind.name for kind in info.kinds)

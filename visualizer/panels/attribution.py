@@ -128,7 +128,7 @@ class AttributionPanel(ConceptPanel):
                 self.baseline,
             ),
             (self.progress, self.stop_button, self.run_button),
-            canvas_height=420,
+            canvas_height=320,  # 1024×700: the maps in view below the controls
         )
         self.rows = MatrixPlot(self.canvas.addPlot(row=0, col=0, colspan=len(AGREEMENT_METHODS)), DIVERGING)
         self.separator = pg.InfiniteLine(angle=90, pen=pg.mkPen(SEPARATOR_COLOR, width=2))

@@ -5,6 +5,11 @@ what-ifs) and draws; it asks for model work by naming it (a job of ``visualizer.
 to ``session.compute(key, job)``, never runs the model on the GUI thread, and imports no
 torch. ``refresh()`` is called whenever something it shows may have changed; a panel that is
 not visible postpones the work until it is shown.
+
+The explanation at the top folds into one line (a toggle on every page; the session holds the
+choice, so it is the same on every page, and the window remembers it between runs). Until the
+user chooses, it is shown where the page has room for it and folded in a small window
+(``ROOMY_PAGE``), so that the plots are in view at 1024×700.
 """
 
 from __future__ import annotations
@@ -14,17 +19,23 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-from visualizer.i18n import trf
+from visualizer.i18n import tr, trf
 from visualizer.panels.registry import ENTRIES
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
+from visualizer.widgets.elided_line import ElidedLine, plain_text
+from visualizer.widgets.flow_row import FlowRow
 from visualizer.widgets.heatmap import BACKGROUND
 
 WHAT_IF_STYLE = (
     "background: #fff3cd; color: #6b4e00; border: 1px solid #e0b000; padding: 4px; font-weight: bold"
 )
+# a page at least this tall (1440×900: 634 pixels) shows the explanation until the
+# user folds it; a shorter one (1280×800: 534, 1024×700: 434) folds it, else it pushes the plots
+# below the fold
+ROOMY_PAGE = 560
 
 
 class ConceptPanel(QWidget):
@@ -35,11 +46,8 @@ class ConceptPanel(QWidget):
         self.session = session
         self.outer = QVBoxLayout(self)
         self.outer.setContentsMargins(6, 6, 6, 6)
-        self.explanation = QLabel()
-        self.explanation.setWordWrap(True)
-        self.explanation.setTextFormat(Qt.TextFormat.RichText)
-        self.explanation.setStyleSheet("font-size: 11pt; padding: 4px;")
-        self.outer.addWidget(self.explanation)
+        self.room: int | None = None  # the height of the page it is shown on (set_room)
+        self.outer.addLayout(self.build_explanation())
         self.what_if_banner = QLabel()
         self.what_if_banner.setStyleSheet(WHAT_IF_STYLE)
         self.what_if_banner.hide()
@@ -58,10 +66,59 @@ class ConceptPanel(QWidget):
             (session.computed_changed, self.on_computed),
             (session.language_changed, self.on_language_changed),
             (session.model_changed, self.on_model_changed),
+            (session.explanations_changed, self.show_explanation),
         )
         self.on_language_changed(session.language)
+        self.show_explanation()
         if session.model is not None:
             self.on_model_changed(session.model)
+
+    def build_explanation(self) -> QHBoxLayout:
+        """The explanation with its toggle at its left; folded, one line of it, cut with "…"
+        (a click on that line unfolds it too)."""
+        row = QHBoxLayout()
+        row.setSpacing(0)
+        self.explanation_toggle = QToolButton()
+        self.explanation_toggle.setAutoRaise(True)
+        self.explanation_toggle.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the stepping keys stay
+        self.explanation_toggle.clicked.connect(self.toggle_explanation)
+        row.addWidget(self.explanation_toggle, 0, Qt.AlignmentFlag.AlignTop)
+        self.explanation = QLabel()
+        self.explanation.setWordWrap(True)
+        self.explanation.setTextFormat(Qt.TextFormat.RichText)
+        self.explanation.setStyleSheet("font-size: 11pt; padding: 4px;")
+        row.addWidget(self.explanation, 1)
+        self.explanation_line = ElidedLine()
+        self.explanation_line.setStyleSheet("font-size: 11pt; padding: 4px; color: #666;")
+        self.explanation_line.clicked.connect(self.toggle_explanation)
+        row.addWidget(self.explanation_line, 1)
+        return row
+
+    def explanation_wanted(self) -> bool:
+        """The user's choice; until there is one, shown where the page has room for it."""
+        if self.session.explanations is not None:
+            return self.session.explanations
+        return self.room is None or self.room >= ROOMY_PAGE
+
+    def show_explanation(self) -> None:
+        shown = self.explanation_wanted()
+        self.explanation.setVisible(shown)
+        self.explanation_line.setVisible(not shown)
+        toggle = self.explanation_toggle
+        toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        words = "Hide the explanation" if shown else "Show the explanation"
+        toggle.setToolTip(tr(words, self.session.language))
+        self.explanation_line.setToolTip(tr("Show the explanation", self.session.language))
+
+    def toggle_explanation(self) -> None:
+        """The user's choice, for every page (the session holds it; the window remembers it)."""
+        self.session.set_explanations(self.explanation.isHidden())
+
+    def set_room(self, height: int) -> None:
+        """The page is ``height`` pixels tall (its ``PanelPage`` says so as it resizes)."""
+        if height != self.room:
+            self.room = height
+            self.show_explanation()
 
     def on_model_changed(self, model) -> None:
         """Check the new model against what the panel needs (``registry.PanelEntry.needs``);
@@ -81,7 +138,10 @@ class ConceptPanel(QWidget):
         return ""
 
     def on_language_changed(self, language: str) -> None:
-        self.explanation.setText(self.explain(language))
+        text = self.explain(language)
+        self.explanation.setText(text)
+        self.explanation_line.set_full_text(plain_text(text))
+        self.show_explanation()  # its tool tips
         self.on_state_changed()
 
     def on_state_changed(self, *_args) -> None:
@@ -134,12 +194,13 @@ class ConceptPanel(QWidget):
         wrap: bool = True,
     ) -> tuple[QLabel, pg.GraphicsLayoutWidget]:
         """The set-up most panels share under the explanation, added in this order: a row of
-        ``controls`` with ``right`` at its right end (no row when both are empty), a status line
+        ``controls`` with ``right`` at its right end (no row when both are empty; a narrow
+        window wraps it onto another line, see ``FlowRow``), a status line
         (``wrap``: a long one wraps rather than widening the page) and the plot canvas on the
         dark background, at least ``canvas_height`` pixels high, which takes the room left.
         Returns the status line and the canvas."""
         if controls or right:
-            row = QHBoxLayout()
+            row = FlowRow()  # wraps on a narrow window rather than cutting a control
             for widget in controls:
                 row.addWidget(widget)
             row.addStretch(1)

@@ -73,7 +73,7 @@ class HeadsPanel(ConceptPanel):
         self.status, self.canvas = self.add_view(
             (self.sample_label, self.sample, self.n_label, self.n, self.measure_button),
             (self.progress, self.stop_button, self.restore_button),
-            canvas_height=400,
+            canvas_height=330,  # 1024×700: the maps in view below the controls
         )
         self.maps: dict[str, MatrixPlot] = {}
         self.cell_labels: list[tuple[pg.PlotItem, pg.TextItem]] = []  # the numbers drawn on the maps

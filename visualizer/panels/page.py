@@ -93,6 +93,7 @@ class PanelPage(QStackedWidget):
         panel.setMinimumSize(480, 360)
         self.built_panel = panel
         self.scroll.setWidget(panel)
+        panel.set_room(self.height())
         self.on_model_changed(self.session.model)
         return True
 
@@ -105,6 +106,11 @@ class PanelPage(QStackedWidget):
         super().showEvent(event)
         if self.build_on_show and self.unsupported() is None:
             self.build()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if self.built_panel is not None:  # a small window folds the explanation (ConceptPanel)
+            self.built_panel.set_room(self.height())
 
     # -- what the page shows ---------------------------------------------------------------
     def unsupported(self) -> str | None:

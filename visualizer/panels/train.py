@@ -20,7 +20,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -35,6 +34,7 @@ from visualizer.panels.train_snapshots import SnapshotsMixin
 from visualizer.panels.train_status import status_line
 from visualizer.state.training_run import TrainingRun
 from visualizer.widgets.combo import refill
+from visualizer.widgets.flow_row import FlowRow
 from visualizer.widgets.probe_view import ProbeView
 from visualizer.widgets.training_curves import TrainingCurves
 from visualizer.work.probe_tracer import ProbeTracer
@@ -87,10 +87,12 @@ class TrainPanel(TrainFilesMixin, SnapshotsMixin, ConceptPanel):
         self.build_snapshot_row()
         views = QHBoxLayout()
         self.curves = TrainingCurves()
-        self.curves.setMinimumSize(300, 380)
+        # low enough that at 1024×700 the plots are in view under the controls; taller windows
+        # give them the room
+        self.curves.setMinimumSize(300, 220)
         views.addWidget(self.curves, 2)
         self.probe_view = ProbeView(session.colormap)
-        self.probe_view.setMinimumSize(480, 380)
+        self.probe_view.setMinimumSize(480, 220)
         views.addWidget(self.probe_view, 3)
         self.outer.addLayout(views, 1)
         self.output = QLabel()
@@ -127,7 +129,6 @@ class TrainPanel(TrainFilesMixin, SnapshotsMixin, ConceptPanel):
 
     # -- construction ---------------------------------------------------------------------------
     def build_controls(self) -> None:
-        grid = QGridLayout()
         self.labels = {
             name: QLabel() for name in ("family", "preset", "data", "steps", "every", "probe", "kind")
         }
@@ -152,21 +153,19 @@ class TrainPanel(TrainFilesMixin, SnapshotsMixin, ConceptPanel):
                 "compare",
             )
         }
-        row = QHBoxLayout()
+        # one row that wraps (FlowRow): at 1024×700 two lines, never a control cut
+        row = FlowRow()
         for name, widget in (("family", self.family), ("preset", self.preset), ("data", self.data)):
             row.addWidget(self.labels[name])
             row.addWidget(widget)
-        row.addStretch(1)
-        grid.addLayout(row, 0, 0)
-        row = QHBoxLayout()
+        row.addSpacing(12)
         for name, widget in (("steps", self.steps), ("every", self.every)):
             row.addWidget(self.labels[name])
             row.addWidget(widget)
         for name in ("train", "pause", "stop"):
             row.addWidget(self.buttons[name])
         row.addStretch(1)
-        grid.addLayout(row, 1, 0)
-        self.outer.addLayout(grid)
+        self.outer.addLayout(row)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.outer.addWidget(self.status)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 from model.tasks.probe_trace import anti_diagonal
 from visualizer.i18n import tr, trf
 from visualizer.widgets.combo import refill
+from visualizer.widgets.flow_row import FlowRow, keep_size_hint
 
 DEFAULT_PROBE = "reverse: attention"
 PLAY_MS = 700  # a snapshot shown this long while playing
@@ -21,7 +22,7 @@ DIAGONAL_SHOWN = 0.5  # an anti-diagonal this strong picks the head shown (model
 class SnapshotsMixin:
     def build_snapshot_row(self) -> None:
         """Play, the shown snapshot and the slider; the run's actions; the probe and its kind."""
-        row = QHBoxLayout()
+        row = QHBoxLayout()  # the slider takes what the others leave, and never less than its own
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, 0)
         self.slider.valueChanged.connect(self.on_slider)
@@ -34,27 +35,29 @@ class SnapshotsMixin:
         self.play_timer = QTimer(self)
         self.play_timer.setInterval(PLAY_MS)
         self.play_timer.timeout.connect(self.play_tick)
+        for widget in (self.play_button, self.snapshot_label, self.follow):
+            keep_size_hint(widget)
         row.addWidget(self.play_button)
         row.addWidget(self.snapshot_label)
         row.addWidget(self.slider, 1)
         row.addWidget(self.follow)
         self.outer.addLayout(row)
-        actions = QHBoxLayout()
+        # the run's actions, then the probe and its kind: one row that wraps (FlowRow)
+        actions = FlowRow()
         for name in ("open_main", "compare", "save_checkpoint", "save_replay", "open_replay"):
             actions.addWidget(self.buttons[name])
-        actions.addStretch(1)
-        self.outer.addLayout(actions)
-        probe_row = QHBoxLayout()
+        actions.addSpacing(12)
         self.probe = QLineEdit(DEFAULT_PROBE)
+        self.probe.setMinimumWidth(160)
         self.probe.editingFinished.connect(self.on_probe_changed)
         self.kind = QComboBox()
+        self.kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # titles come later
         self.kind.currentIndexChanged.connect(lambda *_: self.draw_probe())
-        probe_row.addWidget(self.labels["probe"])
-        probe_row.addWidget(self.probe, 2)
-        probe_row.addWidget(self.labels["kind"])
-        probe_row.addWidget(self.kind)
-        probe_row.addStretch(1)
-        self.outer.addLayout(probe_row)
+        actions.addWidget(self.labels["probe"])
+        actions.addWidget(self.probe, 1)
+        actions.addWidget(self.labels["kind"])
+        actions.addWidget(self.kind)
+        self.outer.addLayout(actions)
 
     def shown_index(self) -> int | None:
         if self.run is None or not self.run.snapshots:
@@ -130,13 +133,19 @@ class SnapshotsMixin:
             )
             self.probe_view.show_trace(None, "")
             return
-        self.fill_kinds(trace.kinds)
+        self.fill_kinds(trace)
         kind = self.kind.currentData() or trace.kinds[0]
         self.choose_diagonal_head(trace, kind)
         self.probe_view.show_trace(trace, kind)
         layer, head = self.probe_view.chosen
         self.probe_view.set_title(
-            trf("{kind} L{layer} H{head}", language, kind=kind, layer=layer + 1, head=head + 1)
+            trf(
+                "{kind} L{layer} H{head}",
+                language,
+                kind=tr(trace.title(kind), language),
+                layer=layer + 1,
+                head=head + 1,
+            )
         )
         output = trace.output_text
         if not trace.finished:
@@ -169,10 +178,13 @@ class SnapshotsMixin:
         index = self.shown_index()
         return index is not None and self.traces.get(self.probe_key(index)) is None
 
-    def fill_kinds(self, kinds: tuple[str, ...]) -> None:
-        if tuple(self.kind.itemData(i) for i in range(self.kind.count())) == kinds:
+    def fill_kinds(self, trace) -> None:
+        """The kinds of the probed model, by their titles as the main window's tabs name them."""
+        language = self.session.language
+        items = [(tr(trace.title(kind), language), kind) for kind in trace.kinds]
+        if [(self.kind.itemText(i), self.kind.itemData(i)) for i in range(self.kind.count())] == items:
             return
-        refill(self.kind, [(kind, kind) for kind in kinds], self.kind.currentData() or "cross")
+        refill(self.kind, items, self.kind.currentData() or "cross")
 
     def on_traced(self, key: tuple, trace) -> None:
         self.traces.remember(key, trace)

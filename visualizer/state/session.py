@@ -67,6 +67,7 @@ class Session(SessionResults):
         self.acted = Signal()  # () the user asked for something: earlier messages are stale
         self.compare_requested = Signal()  # (Path) a panel asks the window to step this model beside
         self.page_requested = Signal()  # (key) a panel asks the window to bring a page to the front
+        self.explanations_changed = Signal()  # () the pages' explanations shown or hidden
 
         self.model: ModelInfo | None = None
         self.snapshot: GenerationSnapshot | None = None
@@ -80,6 +81,9 @@ class Session(SessionResults):
         self.source = "reverse: attention"
         self.device = "auto"
         self.language = "en"  # explanations in "en" or "zh"; the window follows the system
+        # the pages' explanations: shown (True) or hidden (False) as the user chose, or (None)
+        # shown where the page has room for them (a small window hides them)
+        self.explanations: bool | None = None
         self.sources_run: list[str] = []  # sources run on this model, oldest first (head importance)
         self.computed: dict[tuple, Any] = {}  # answers to compute requests, by key
         self.failed: dict[tuple, str] = {}  # compute keys whose job raised, and why
@@ -359,6 +363,12 @@ class Session(SessionResults):
         if language != self.language:
             self.language = language
             self.language_changed.emit(language)
+
+    def set_explanations(self, shown: bool | None) -> None:
+        """Show (True) or hide (False) every page's explanation; None: as the room allows."""
+        if shown != self.explanations:
+            self.explanations = shown
+            self.explanations_changed.emit()
 
     def compute(self, key: tuple, job: Job) -> None:
         """Ask the worker to do the work ``job`` names; the answer lands in ``computed[key]``.

@@ -308,6 +308,14 @@
         <translation>正在加载…</translation>
     </message>
     <message>
+        <source>Hide the explanation</source>
+        <translation>隐藏说明</translation>
+    </message>
+    <message>
+        <source>Show the explanation</source>
+        <translation>显示说明</translation>
+    </message>
+    <message>
         <source>decoder reads {start} + what it generated</source>
         <translation>解码器读入 {start} + 已生成的内容</translation>
     </message>
@@ -510,6 +518,34 @@
     <message>
         <source>no model yet</source>
         <translation>尚未加载模型</translation>
+    </message>
+    <message>
+        <source>no attention</source>
+        <translation>没有注意力</translation>
+    </message>
+    <message>
+        <source>waiting for both models</source>
+        <translation>正在等待两个模型</translation>
+    </message>
+    <message>
+        <source>Both models have run to step {step}. {side} has no attention: there is no A − B to show.</source>
+        <translation>两个模型都已运行到第 {step} 步。{side} 没有注意力：没有 A − B 可显示。</translation>
+    </message>
+    <message>
+        <source>B has no {kind}: no difference to show</source>
+        <translation>B 没有{kind}：没有差异可显示</translation>
+    </message>
+    <message>
+        <source>the two sides' shapes differ (other tokens or lengths): no difference to show</source>
+        <translation>两侧的形状不同（词元或长度不同）：没有差异可显示</translation>
+    </message>
+    <message>
+        <source>A − B of the selected head: largest difference {bound:.3f}</source>
+        <translation>所选头的 A − B：最大差异 {bound:.3f}</translation>
+    </message>
+    <message>
+        <source>B: {problem} (B shows its last run)</source>
+        <translation>B：{problem}（B 显示的是它上一次的运行）</translation>
     </message>
     <message>
         <source>what-if</source>

@@ -11,11 +11,17 @@ nothing more, since the screen would drop the extra rows). Max-pooling keeps a s
 visible, where averaging would dim it and sampling could skip it; hovering a pooled pixel
 names the entry whose weight it shows. A matrix smaller than its cell is stretched (nearest
 neighbour). The grid redraws at a finer resolution when it grows.
+
+Where a grid cannot scroll (the Compare page's, two side by side), whole grids at 1024×700 had
+cells of 16 pixels and head names run together ("H1H2H3H4mean"). Such a grid (``focus_when_small``)
+draws, below ``READABLE_CELL``, only the selected layer's heads, or below that the selected head
+alone; a click in it still chooses a head, and the other layers are a click away on the main page.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
@@ -62,6 +68,11 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.setBackground(BACKGROUND)
         self.session = session
         self.scrolls = False  # True inside a scroll area: ask for room for readable cells
+        self.focus_when_small = False  # True: too small for readable cells, show the selected part
+        # the layers (rows) and heads (columns; MEAN: the mean) the mosaic draws, in its order
+        self.row_layers: tuple[int, ...] = ()
+        self.column_heads: tuple[int | None, ...] = ()
+        self.drawn_view: AttentionView | None = None  # the part of ``view`` the mosaic draws
         self.viewbox = self.ci.addViewBox(row=0, col=0, enableMenu=False, lockAspect=True, invertY=True)
         self.viewbox.setMouseEnabled(x=False, y=False)
         self.viewbox.setDefaultPadding(0.01)
@@ -129,15 +140,48 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         """The RGBA pixels of one cell as drawn ([cell, cell, 4])."""
         assert self.image.image is not None and self.layout_ is not None
         layout = self.layout_
-        column = min(mean_column(layout), layout.columns - 1) if head is MEAN else head
-        y, x = layer * layout.pitch, column * layout.pitch
+        row, column = self.mosaic_cell(layer, head)
+        y, x = row * layout.pitch, column * layout.pitch
         return self.image.image[y : y + layout.cell, x : x + layout.cell]
+
+    def mosaic_cell(self, layer: int, head: int | None) -> tuple[int, int]:
+        """(row, column) of the mosaic that draws ``layer`` and ``head`` (a model with one head
+        draws its mean in that head's cell; a layer or head not drawn: the first cell)."""
+        row = self.row_layers.index(layer) if layer in self.row_layers else 0
+        if head in self.column_heads:
+            return row, self.column_heads.index(head)
+        return row, len(self.column_heads) - 1 if head is MEAN else 0
+
+    def shown_cells(self, view: AttentionView) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
+        """(layers, heads) to draw: all; or, where cells would be too small to read and the grid
+        may focus, the selected layer's heads, or the selected head alone."""
+        layers = tuple(range(view.layers))
+        heads = (*range(view.heads), MEAN) if view.heads > 1 else (0,)
+        if not self.focus_when_small or self.cell_room(len(layers), len(heads)) >= READABLE_CELL:
+            return layers, heads
+        layers = (min(self.session.layer, view.layers - 1),)
+        if self.cell_room(1, len(heads)) >= READABLE_CELL:
+            return layers, heads
+        head = self.session.head
+        return layers, (heads[-1] if head is MEAN else min(head, view.heads - 1),)
+
+    def part_of(self, view: AttentionView) -> AttentionView:
+        """``view`` as the mosaic draws it: its shown layers and heads, the mean last."""
+        if self.row_layers == tuple(range(view.layers)) and len(self.column_heads) >= view.heads:
+            return view  # the whole grid: the engine's own arrays, so that an unchanged one is not redrawn
+        layers = list(self.row_layers)
+        heads = [head for head in self.column_heads if head is not MEAN]
+        if heads:
+            weights = view.weights[layers][:, heads]
+        else:  # the mean alone: drawn as the one cell
+            weights = view.mean[layers][:, None]
+        return replace(view, weights=weights, mean=view.mean[layers])
 
     def on_change(self, *_args) -> None:
         self.view = self.session.attention()
         if self.view is None:  # a new model is loading: show nothing rather than the old one
             self.image.clear()
-            self.mosaic = self.mosaic_shape = self.drawn = None
+            self.mosaic = self.mosaic_shape = self.drawn = self.drawn_view = None
             self.row_outlines.setPath(QPainterPath())
             self.zeroed_marks.setPath(QPainterPath())
             self.tokens.place(None, None, self.units_per_pixel)
@@ -155,11 +199,12 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         view, layout = self.view, self.layout_
         if view is None or layout is None:
             return
-        if self.new_layout(view).cell != layout.cell:
+        other_cells = self.shown_cells(view) != (self.row_layers, self.column_heads)
+        if other_cells or self.new_layout(self.drawn_view).cell != layout.cell:
             self.draw()
         else:
             self.place_labels(layout)
-            self.tokens.place(view, layout, self.units_per_pixel)
+            self.tokens.place(self.drawn_view, layout, self.units_per_pixel)
 
     def viewbox_size(self) -> tuple[float, float]:
         width, height = self.viewbox.width(), self.viewbox.height()
@@ -180,21 +225,26 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         right = math.ceil((widest_query + 8) / 16) * 16
         return left, right, line + 8 + 2, line + 6
 
-    def max_cell(self, layers: int, columns: int) -> int:
-        """The most device pixels a cell is shown with: a larger mosaic would show nothing more."""
+    def cell_room(self, layers: int, columns: int) -> float:
+        """The screen pixels each cell of a mosaic of ``layers`` × ``columns`` would be shown with."""
         width, height = self.viewbox_size()
         left, right, top, bottom = self.label_margins(layers)
         # the mosaic, gaps of 1/12 of a cell included, in what the label margins leave
         across = columns * 13 / 12 * 1.02
         down = layers * 13 / 12 * 1.02
         usable_width, usable_height = max(1.0, width - left - right), max(1.0, height - top - bottom)
-        pixels = min(usable_width / across, usable_height / down) * self.devicePixelRatioF()
+        return min(usable_width / across, usable_height / down)
+
+    def max_cell(self, layers: int, columns: int) -> int:
+        """The most device pixels a cell is shown with: a larger mosaic would show nothing more."""
+        pixels = self.cell_room(layers, columns) * self.devicePixelRatioF()
         # rounded down, so that the screen stretches the mosaic a little and never drops a row
         return max(MIN_CELL, int(pixels * 0.98) // CELL_STEP * CELL_STEP)
 
     def new_layout(self, view: AttentionView) -> MosaicLayout:
+        """The mosaic of ``view`` as drawn (``part_of``): its heads, then the mean if drawn."""
         queries, keys = view.weights.shape[2:]
-        columns = view.heads + 1 if view.heads > 1 else 1  # one head is its own mean: no mean column
+        columns = len(self.column_heads)
         return MosaicLayout(view.layers, columns, queries, keys, self.max_cell(view.layers, columns))
 
     def readable_size(self, layers: int, columns: int) -> tuple[int, int]:
@@ -205,11 +255,13 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         return math.ceil(width), math.ceil(height)
 
     def draw(self) -> None:
-        view = self.view
+        whole = self.view
         if self.scrolls:
-            width, height = self.readable_size(view.layers, view.heads + 1 if view.heads > 1 else 1)
+            width, height = self.readable_size(whole.layers, whole.heads + 1 if whole.heads > 1 else 1)
             if (self.minimumWidth(), self.minimumHeight()) != (width, height):
                 self.setMinimumSize(width, height)  # the scroll area around the grid scrolls beyond it
+        self.row_layers, self.column_heads = self.shown_cells(whole)
+        view = self.drawn_view = self.part_of(whole)
         layout = self.new_layout(view)
         self.layout_ = layout
         if not self.shows(view, layout):
@@ -219,7 +271,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.place_labels(layout)  # also unchanged ones: the widest query token may have changed
         self.place_row_outlines(view, layout)
         self.tokens.place(view, layout, self.units_per_pixel)
-        self.place_zeroed_marks(view, layout)
+        self.place_zeroed_marks(whole, layout)
         self.on_selection_changed()
 
     def zeroed_heads(self, view: AttentionView) -> list[tuple[int, int]]:
@@ -233,9 +285,10 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
     def place_zeroed_marks(self, view: AttentionView, layout: MosaicLayout) -> None:
         path = QPainterPath()
         for layer, head in self.zeroed_heads(view):
-            if layer >= layout.layers:
+            if layer not in self.row_layers or head not in self.column_heads:
                 continue
-            x, y = head * layout.pitch, layer * layout.pitch
+            row, column = self.mosaic_cell(layer, head)
+            x, y = column * layout.pitch, row * layout.pitch
             path.moveTo(x, y)
             path.lineTo(x + layout.cell, y + layout.cell)
             path.moveTo(x + layout.cell, y)
@@ -277,22 +330,20 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         ("H1", "mean") instead of running into its neighbour. Creating pyqtgraph TextItems is
         what costs (about 1 ms each), so texts are replaced only when they change."""
         self.fit_range(layout)
-        heads = mean_column(layout)  # past the last column when there is no mean column
         language = self.session.language
+        heads = self.column_heads
         texts = [
-            tr("mean of heads", language) if column == heads else trf("head {n}", language, n=column + 1)
-            for column in range(layout.columns)
+            tr("mean of heads", language) if head is MEAN else trf("head {n}", language, n=head + 1)
+            for head in heads
         ]
         # the column's width on screen (stable from step to step: the margins move in 16-pixel steps)
         pitch_pixels = layout.pitch / self.units_per_pixel
-        short = [
-            tr("mean", language) if column == heads else f"H{column + 1}" for column in range(layout.columns)
-        ]
+        short = [tr("mean", language) if head is MEAN else f"H{head + 1}" for head in heads]
         texts = [
             text if self.metrics.horizontalAdvance(text) + 8 + 4 <= pitch_pixels else brief
             for text, brief in zip(texts, short, strict=True)
         ]
-        texts += [f"L{layer + 1}" for layer in range(layout.layers)]
+        texts += [f"L{layer + 1}" for layer in self.row_layers]
         if [label.textItem.toPlainText() for label in self.labels] != texts:
             for label in self.labels:
                 self.viewbox.removeItem(label)
@@ -302,8 +353,9 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                     text, color=LABEL_COLOR, anchor=(0.5, 1.0) if index < layout.columns else (1.0, 0.5)
                 )
                 if index >= layout.columns:
-                    label.setToolTip(trf("layer {n}", language, n=index - layout.columns + 1))
-                elif index == heads:
+                    layer = self.row_layers[index - layout.columns]
+                    label.setToolTip(trf("layer {n}", language, n=layer + 1))
+                elif heads[index] is MEAN:
                     label.setToolTip(tr("mean of heads", language))
                 self.viewbox.addItem(label)
                 self.labels.append(label)
@@ -346,13 +398,15 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.row_outlines.setPath(path)
 
     def on_selection_changed(self) -> None:
-        layout = self.layout_
-        if layout is None:
+        layout, view = self.layout_, self.view
+        if layout is None or view is None:
             return
-        head = self.session.head
-        column = min(mean_column(layout), layout.columns - 1) if head is MEAN else head
-        layer = min(self.session.layer, layout.layers - 1)
-        self.selection.setRect(QRectF(column * layout.pitch, layer * layout.pitch, layout.cell, layout.cell))
+        if self.shown_cells(view) != (self.row_layers, self.column_heads):
+            self.draw()  # a focused grid shows the selected layer or head: another one now
+            return
+        head = self.session.head if self.session.head is MEAN else min(self.session.head, view.heads - 1)
+        row, column = self.mosaic_cell(min(self.session.layer, view.layers - 1), head)
+        self.selection.setRect(QRectF(column * layout.pitch, row * layout.pitch, layout.cell, layout.cell))
 
     # -- mouse ----------------------------------------------------------------------------
     def cell_under(self, scene_pos) -> tuple[int, int | None, int, int] | None:
@@ -365,8 +419,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         found = layout.locate(point.x(), point.y())
         if found is None:
             return None
-        layer, column, rows, keys = found
-        head = MEAN if column == mean_column(layout) else column
+        row, column, rows, keys = found
+        layer, head = self.row_layers[row], self.column_heads[column]
         query, key = peak(self.cell_matrix(layer, head), rows, keys)
         return layer, head, query, key
 
@@ -395,15 +449,9 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         """The scene point at the centre of the pixels that show one matrix entry (for tests
         and tooltips); where cells are pooled, of the pixel whose block holds it."""
         layout = self.layout_
-        column = layout.columns - 1 if head is MEAN else head
+        row, column = self.mosaic_cell(layer, head)
         y_pixels = layout.pixels_of_row(query)
         x_pixels = layout.pixels_of_key(key)
         x = column * layout.pitch + (x_pixels[0] + x_pixels[-1] + 1) / 2
-        y = layer * layout.pitch + (y_pixels[0] + y_pixels[-1] + 1) / 2
+        y = row * layout.pitch + (y_pixels[0] + y_pixels[-1] + 1) / 2
         return self.viewbox.mapViewToScene(pg.Point(x, y))
-
-
-def mean_column(layout: MosaicLayout) -> int:
-    """The column of the mean over heads: the last, after the heads; a single head has none
-    (its mean is itself), and then this is 1, past its only column."""
-    return layout.columns - 1 if layout.columns > 1 else 1

@@ -2,7 +2,10 @@
 
 Each side has its timeline and its grid of the chosen kind's heads (the same widgets as the
 main page, each on its own session); below, the selected head of each side enlarged and,
-where the shapes agree, their difference with a diverging colour scale.
+where the shapes agree, their difference with a diverging colour scale. A grid too small for
+readable cells shows the selected layer's heads, or the selected head, instead
+(``AttentionGrid.focus_when_small``). A model without attention (the RNN without it) shows its
+output and the one line why, in place of its grid.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
 from visualizer.widgets.timeline import Timeline
 
 SIDE_STYLE = "font-weight: bold; font-size: 11pt; padding: 2px"
+REASON_STYLE = "font-size: 12pt; color: #444; padding: 12px; border: 1px solid #ccc"
 DIFFERENCE_COLORMAP = "CET-D1"  # diverging: blue where A < B, red where A > B
 B_WHAT_IF_CHOICES = (  # the menu shows them as "B: …" (a translated template), the title bare
     ("none", "no what-if"),
@@ -35,17 +39,38 @@ B_WHAT_IF_CHOICES = (  # the menu shows them as "B: …" (a translated template)
 
 
 def selection(session, view) -> str:
-    """The layer and head drawn for ``session`` (clamped to the kind's, as ``shown_matrix`` does)."""
-    if view is None:
-        return ""
+    """The kind, layer and head drawn for ``session`` (clamped to the kind's, as ``shown_matrix``
+    does); for a model without attention, that it has none."""
     language = session.language
+    if view is None:
+        return tr("no attention", language) if has_no_attention(session) else ""
     layer = min(session.layer, view.layers - 1)
     who = (
         tr("mean of heads", language)
         if session.head is None
         else trf("head {n}", language, n=min(session.head, view.heads - 1) + 1)
     )
-    return f"{view.kind} · {trf('layer {n}', language, n=layer + 1)} · {who}"
+    kind = session.model.family.kind(view.kind)  # a view comes from a loaded model
+    return f"{tr(kind.title, language)} · {trf('layer {n}', language, n=layer + 1)} · {who}"
+
+
+def has_no_attention(session) -> bool:
+    """The side's model has no attention at all (its family says why: ``without_attention``)."""
+    return session.model is not None and bool(session.model.family.without_attention)
+
+
+def caught_up(session, step: int) -> bool:
+    """The side shows step ``step`` (0-based), or its last one where it stopped before."""
+    snapshot = session.snapshot
+    if session.model is None or snapshot is None:
+        return False
+    return session.cursor >= step or (snapshot.stop_reason is not None and session.at_end)
+
+
+def shown_output(session) -> str:
+    """The side's output up to the step it shows."""
+    snapshot = session.snapshot
+    return "" if snapshot is None else snapshot.output_text(session.cursor + 1)
 
 
 class CompareView(QWidget):
@@ -59,9 +84,17 @@ class CompareView(QWidget):
         self.titles = (QLabel(), QLabel())
         self.timelines = (Timeline(a), Timeline(b))
         self.grids = (AttentionGrid(a), AttentionGrid(b))
-        for column, (title, timeline, grid) in enumerate(
-            zip(self.titles, self.timelines, self.grids, strict=True)
+        self.reasons = (QLabel(), QLabel())  # a model without attention: its output and why
+        for column, (title, timeline, grid, reason) in enumerate(
+            zip(self.titles, self.timelines, self.grids, self.reasons, strict=True)
         ):
+            grid.focus_when_small = True  # two grids side by side cannot scroll
+            reason.setTextFormat(Qt.TextFormat.RichText)
+            reason.setWordWrap(True)
+            reason.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            reason.setStyleSheet(REASON_STYLE)
+            reason.hide()
+            sides.addWidget(reason, 2, column)
             title.setStyleSheet(SIDE_STYLE)
             title.setWordWrap(True)  # a long model name wraps rather than widen the window
             title.setTextFormat(Qt.TextFormat.RichText)
@@ -69,6 +102,8 @@ class CompareView(QWidget):
             sides.addWidget(timeline, 1, column)
             sides.addWidget(grid, 2, column)
         sides.setRowStretch(2, 3)
+        sides.setColumnStretch(0, 1)  # the two sides equally wide, whatever each shows
+        sides.setColumnStretch(1, 1)
         outer.addLayout(sides, 3)
         controls = QHBoxLayout()
         self.b_what_if = QComboBox()
@@ -105,6 +140,7 @@ class CompareView(QWidget):
     def on_language_changed(self, language: str) -> None:
         for index, (_name, text) in enumerate(B_WHAT_IF_CHOICES):
             self.b_what_if.setItemText(index, trf("B: {what_if}", language, what_if=tr(text, language)))
+        self.refresh()  # the titles, the status and a side's reason, in the new language
 
     def detach(self) -> None:
         self.subscriptions.close()
@@ -147,6 +183,7 @@ class CompareView(QWidget):
                 english = dict(B_WHAT_IF_CHOICES)[self.b_what_if.currentData()]
                 what_if = f" · {tr('what-if', language)}: {tr(english, language)}"
             title.setText(f"{letter}: {html.escape(name)}{what_if}")
+        self.show_outputs()
         views = (comparison.a.attention(), comparison.b.attention())
         titles = (
             f"A · {selection(comparison.a, views[0])}",
@@ -180,14 +217,45 @@ class CompareView(QWidget):
         cell.show_matrix(difference.matrix, views[0].current_row, levels=(-bound, bound))
         cell.set_ticks(views[0].query_labels, views[0].key_labels)
         self.difference_bar.setLevels((-bound, bound))
-        status = f"A − B of the selected head: largest difference {difference.bound:.3f}"
+        language = comparison.a.language
+        status = trf(
+            "A − B of the selected head: largest difference {bound:.3f}", language, bound=difference.bound
+        )
         if comparison.problem:  # B still shows its last run: say why it does not follow
-            status = f"B: {comparison.problem} (B shows its last run)"
+            status = trf("B: {problem} (B shows its last run)", language, problem=comparison.problem)
         self.status.setText(status)
 
+    def show_outputs(self) -> None:
+        """A side whose model has no attention: its output and why, in place of its grid."""
+        for session, grid, reason in zip(
+            (self.comparison.a, self.comparison.b), self.grids, self.reasons, strict=True
+        ):
+            none = has_no_attention(session)
+            grid.setVisible(not none)
+            reason.setVisible(none)
+            if none:
+                language, model = session.language, session.model
+                why = tr(model.family.without_attention, language)
+                output = html.escape(shown_output(session), quote=False)
+                reason.setText(f"{tr('Output:', language)} <b>{output}</b><br><br>{html.escape(why)}")
+
     def why_no_difference(self, views) -> str:
+        comparison = self.comparison
+        language = comparison.a.language
+        sides = (comparison.a, comparison.b)
+        if not all(caught_up(side, comparison.a.cursor) for side in sides):
+            return tr("waiting for both models", language)
+        without = [letter for letter, side in zip("AB", sides, strict=True) if has_no_attention(side)]
+        if without:
+            return trf(
+                "Both models have run to step {step}. {side} has no attention: there is no A − B to show.",
+                language,
+                step=comparison.a.cursor + 1,
+                side=" & ".join(without),
+            )
         if views[0] is None or views[1] is None:
-            return "waiting for both models"
+            return tr("waiting for both models", language)
         if views[0].kind != views[1].kind:
-            return f"B has no {views[0].kind}: no difference to show"
-        return "the two sides' shapes differ (other tokens or lengths): no difference to show"
+            kind = comparison.a.model.family.kind(views[0].kind)
+            return trf("B has no {kind}: no difference to show", language, kind=tr(kind.title, language))
+        return tr("the two sides' shapes differ (other tokens or lengths): no difference to show", language)

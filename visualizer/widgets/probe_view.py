@@ -1,8 +1,9 @@
 """The Train page's probe: every head of one kind of attention small, the chosen head large.
 
 Drawn from a ``model.tasks.probe.ProbeTrace`` (one snapshot's greedy run of the probe); a
-click on a small head chooses it. Rows are the output positions labelled with the token each
-wrote (a source-query kind: the source tokens), columns the keys.
+click on a small head chooses it. Rows are labelled as on the main view: a decoder kind's by
+what the decoder read at each step (the start token, then each token written), a source-query
+kind's by the source tokens; columns are the keys.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ def axis_tokens(trace, kind: str) -> tuple[list[str], list[str]]:
     """(row labels, column labels) of ``kind``'s matrices in ``trace``."""
     matrices = trace.attention[kind]
     source = [display_token(t) for t in trace.source_tokens]
-    written = [display_token(t) for t in trace.output_tokens]
     read = [display_token(t) for t in trace.input_tokens]
-    rows = source if matrices.shape[2] == len(source) and kind not in ("cross", "dec_self") else written
+    if trace.step_kinds:
+        per_step = kind in trace.step_kinds
+    else:  # a trace that does not say: by the shape, as the shipped families' kinds are
+        per_step = matrices.shape[2] != len(source) or kind in ("cross", "dec_self")
+    rows = read if per_step else source
     columns = read if matrices.shape[3] == len(read) and kind == "dec_self" else source
     return rows[: matrices.shape[2]], columns[: matrices.shape[3]]
 

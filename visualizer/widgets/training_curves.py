@@ -2,6 +2,9 @@
 
 The newest point of each curve is marked, and a vertical line marks the snapshot the page
 shows. Redrawn from a ``visualizer.state.training_run.TrainingRun`` (plain arrays, set in place).
+A replay keeps no per-batch numbers: its legend names only what is drawn. The two plots stand
+one above the other, or side by side where the widget is much wider than tall (a small window),
+rather than squeezed into strips too low to read.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ HELD_COLOR = "#a5d6a7"
 SNAPSHOT_COLOR = "#ffb300"
 LABEL_COLOR = "#dddddd"
 SMOOTHING = 0.9  # the training batch's numbers jump from batch to batch: drawn smoothed
+SIDE_BY_SIDE = 1.5  # wider than this many times its height, the plots stand side by side
 
 
 def smoothed(values: np.ndarray, weight: float = SMOOTHING) -> np.ndarray:
@@ -36,6 +40,7 @@ class TrainingCurves(pg.GraphicsLayoutWidget):
         self.setBackground(BACKGROUND)
         self.loss_plot = self.addPlot(row=0, col=0)
         self.exact_plot = self.addPlot(row=1, col=0)
+        self.side_by_side = False
         self.loss_plot.setLogMode(y=True)
         self.exact_plot.setYRange(0, 1, padding=0.02)
         for plot in (self.loss_plot, self.exact_plot):
@@ -51,6 +56,8 @@ class TrainingCurves(pg.GraphicsLayoutWidget):
             pen=pg.mkPen(HELD_COLOR, width=2), symbol="o", symbolSize=5, symbolBrush=HELD_COLOR, name="held"
         )
         self.exact_now = self.exact_plot.plot(symbol="o", symbolBrush=TRAIN_COLOR, symbolSize=8, pen=None)
+        self.names = {self.train_line: "train", self.held_line: "held"}  # the legend's words
+        self.has_batch_curve = True  # a replay has none: its legend leaves it out
         self.marks = []
         for plot in (self.loss_plot, self.exact_plot):
             mark = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(SNAPSHOT_COLOR, width=1.5))
@@ -63,9 +70,30 @@ class TrainingCurves(pg.GraphicsLayoutWidget):
         self.exact_plot.setTitle(exact, color=LABEL_COLOR, size="10pt")
         for plot in (self.loss_plot, self.exact_plot):
             plot.setLabel("bottom", step, color=LABEL_COLOR)
+        self.names = {self.train_line: train, self.held_line: held}
+        self.fill_legend()
+
+    def fill_legend(self) -> None:
+        """One entry per curve drawn: no "training batch" for a replay, which has no such numbers."""
         legend = self.exact_plot.legend
-        for sample, label in legend.items:
-            label.setText({self.train_line: train, self.held_line: held}.get(sample.item, label.text))
+        legend.clear()
+        for line in (self.train_line, self.held_line):
+            if line is not self.train_line or self.has_batch_curve:
+                legend.addItem(line, self.names[line])
+
+    def legend_words(self) -> list[str]:
+        """The legend's entries, as shown (for tests)."""
+        return [label.text for _sample, label in self.exact_plot.legend.items]
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if not hasattr(self, "exact_plot"):  # resized while pyqtgraph builds the widget
+            return
+        side_by_side = self.width() > SIDE_BY_SIDE * self.height()
+        if side_by_side != self.side_by_side:
+            self.side_by_side = side_by_side
+            self.ci.removeItem(self.exact_plot)
+            self.ci.addItem(self.exact_plot, row=0 if side_by_side else 1, col=1 if side_by_side else 0)
 
     def show_run(self, run, snapshot_step: int | None) -> None:
         """Draw ``run``'s curves (None: empty) and mark ``snapshot_step``."""
@@ -82,6 +110,9 @@ class TrainingCurves(pg.GraphicsLayoutWidget):
         steps, exact = run.exact_curve()
         exact = smoothed(exact)
         keep = np.isfinite(exact)
+        if keep.any() != self.has_batch_curve:
+            self.has_batch_curve = bool(keep.any())
+            self.fill_legend()
         self.train_line.setData(steps[keep], exact[keep])
         self.exact_now.setData(steps[keep][-1:], exact[keep][-1:])
         held_steps, held = run.held_out_curve()

@@ -29,7 +29,8 @@ NO_ATTENTION_HINT = (
 
 
 class SettingsMixin:
-    """What the window remembers between runs (QSettings): geometry, view, source, decoding."""
+    """What the window remembers between runs (QSettings): geometry, view, source, decoding,
+    whether the pages' explanations are shown."""
 
     def restore_settings(self) -> None:
         if not self.remember:
@@ -60,6 +61,9 @@ class SettingsMixin:
         if language not in ("en", "zh"):
             language = system_language()
         self.session.set_language(language)
+        explanations = self.settings.value("explanations")  # "true"/"false" in an INI file
+        if str(explanations).lower() in ("true", "false"):
+            self.session.set_explanations(str(explanations).lower() == "true")
         speed = self.settings.value("speed")
         if isinstance(speed, (int, str)) and str(speed).isdigit():
             self.step_controls.speed.setValue(int(speed))
@@ -75,6 +79,10 @@ class SettingsMixin:
         self.settings.setValue("decoding", json.dumps(self.session.settings.to_dict()))
         self.settings.setValue("speed", self.step_controls.speed.value())
         self.settings.setValue("language", self.session.language)
+        if self.session.explanations is None:  # never chosen: shown where there is room
+            self.settings.remove("explanations")
+        else:
+            self.settings.setValue("explanations", self.session.explanations)
         self.settings.sync()
 
     def recent_files(self) -> list[str]:
