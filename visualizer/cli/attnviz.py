@@ -430,6 +430,8 @@ def run_gui(args: argparse.Namespace) -> int:
         refuse_to_overwrite(args, args.screenshot)
     if args.steps < 0:
         raise UsageError("attnviz: --steps must be 0 or more")
+    if args.text is not None and not args.text.strip():  # refused before any window is built
+        raise UsageError('attnviz: --text is empty; give a source, e.g. --text "reverse: attention"')
     parse_size(args.size)
     decoding_settings(args)  # refuse bad options before a window opens
     if args.compare_what_if and args.compare is None:
