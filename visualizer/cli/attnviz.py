@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from visualizer.cli.attribute import add_attribute_parser, cmd_attribute
@@ -40,6 +39,7 @@ from visualizer.cli.common import (
 )
 from visualizer.cli.desktop import add_desktop_parser, cmd_install_desktop
 from visualizer.cli.heads import add_heads_parser, cmd_heads
+from visualizer.cli.trace import add_trace_parser, cmd_trace
 from visualizer.cli.version import VersionAction
 from visualizer.state.options import add_decoding_options, decoding_settings
 
@@ -95,16 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_decoding_options(parser)
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
 
-    trace = sub.add_parser("trace", help="record one generation as .npz + .json")
-    trace.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
-    trace.add_argument("--device", dest="sub_device")
-    trace.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
-    trace.add_argument("--target", help="run teacher-forced on this target instead of generating")
-    trace.add_argument("--out", type=Path, required=True, help="where to write the .npz")
-    add_language_options(trace)
-    add_decoding_options(trace, subcommand=True)
-    add_overwrite_option(trace, subcommand=True)
-
+    add_trace_parser(sub)
     add_attribute_parser(sub)
     add_heads_parser(sub)
     add_desktop_parser(sub)
@@ -208,70 +199,6 @@ def user_error(error: Exception) -> str | None:
         where = f"{error.filename}: " if error.filename else ""
         return f"{where}{error.strerror or error}"
     return None
-
-
-def cmd_trace(args: argparse.Namespace) -> int:
-    from model.generation.engine import GenerationEngine
-    from model.generation.trace import (
-        generation_arrays,
-        generation_summary,
-        teacher_forced_arrays,
-        teacher_forced_summary,
-        write_trace,
-    )
-    from model.probes.teacher_forcing import teacher_force
-
-    if not args.text.strip():
-        raise UsageError("attnviz trace: --text is empty")
-    from model.generation.trace import npz_path_of, summary_path
-
-    refuse_to_overwrite(args, npz_path_of(args.out), summary_path(npz_path_of(args.out)))
-    settings = decoding_settings(args)
-    checkpoint = load(args)
-    if args.target is not None:
-        started = time.perf_counter()
-        record = teacher_force(checkpoint, args.text, args.target)
-        arrays = teacher_forced_arrays(record)
-        summary = teacher_forced_summary(
-            record,
-            checkpoint.tokenizer,
-            args.text,
-            checkpoint.info,
-            seconds=time.perf_counter() - started,
-        )
-        for position, char in record.unknown:
-            print(
-                f"attnviz: target character {char!r} at position {position} is not in the vocabulary; "
-                "read as <unk>",
-                file=sys.stderr,
-            )
-    else:
-        import torch
-
-        from model.core.threads import step_threads
-
-        torch.set_num_threads(step_threads(checkpoint.info.parameters))
-        engine = GenerationEngine(checkpoint, args.text, settings)
-        engine.run_to_end()
-        snapshot = engine.snapshot()
-        arrays, summary = generation_arrays(snapshot), generation_summary(snapshot)
-        if engine.stop_reason == "max_length":
-            print(f"attnviz: stopped at the maximum length of {engine.max_steps} tokens", file=sys.stderr)
-    summary["checkpoint"] = str(checkpoint.path)
-    summary["device"] = str(checkpoint.device)
-    if checkpoint.languages:
-        summary["source_language"] = checkpoint.source_language
-        summary["target_language"] = checkpoint.target_language
-    for unknown in summary["unknown_characters"]:
-        print(
-            f"attnviz: character {unknown['character']!r} at position {unknown['position']} "
-            "is not in the vocabulary; read as <unk>",
-            file=sys.stderr,
-        )
-    npz_path, json_path = write_trace(args.out, arrays, summary)
-    print(f"{summary['output_text']}")
-    print(f"wrote {npz_path} and {json_path}", file=sys.stderr)
-    return 0
 
 
 def cmd_train(args: argparse.Namespace) -> int:
