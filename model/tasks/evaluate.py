@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from model.core.batching import training_batch
+from model.core.progress import report as report_progress
 from model.core.tokenizer import CharTokenizer
 from model.generation.engine import greedy_texts
 from model.interface import ModelFamily
@@ -328,7 +329,11 @@ def evaluate_with(
     """Exact match of ``decode``'s greedy outputs on the held-out examples; pick by ``score``."""
     examples = held_out_examples(n_per_task, seed, tasks, per_form)
     report = EvalReport(n_per_task, seed)
+    scored = "pick" in tasks and score is not None
+    # the work, for whoever shows progress: each example decoded, then pick:'s answers scored
+    work = len(examples) + (sum(len(pick_distribution(c)) for c in PICK_NAMES) if scored else 0)
     for start in range(0, len(examples), batch_size):
+        report_progress(start / work, "decoding held-out examples")
         chunk = examples[start : start + batch_size]
         outputs = decode([ex.source for ex in chunk])
         for example, output in zip(chunk, outputs, strict=True):
@@ -344,6 +349,8 @@ def evaluate_with(
                 report.count(f"{example.task}/{example.form}", ok)
             if not ok:
                 report.failures.append((example.source, example.target, output))
-    if "pick" in tasks and score is not None:
+    if scored:
+        report_progress(len(examples) / work, "scoring pick:'s answers")
         report.distances, report.model_distributions = pick_distances(score)
+    report_progress(1.0, "done")
     return report

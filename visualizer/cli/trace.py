@@ -16,6 +16,7 @@ from pathlib import Path
 from visualizer.cli.common import (
     UsageError,
     add_language_options,
+    add_model_options,
     add_overwrite_option,
     load,
     refuse_to_overwrite,
@@ -25,10 +26,7 @@ from visualizer.state.options import add_decoding_options, decoding_settings
 
 def add_trace_parser(sub) -> None:
     trace = sub.add_parser("trace", help="record one generation as .npz + .json")
-    trace.add_argument(
-        "--checkpoint", type=Path, dest="sub_checkpoint", help="the model (default: the shipped model)"
-    )
-    trace.add_argument("--device", dest="sub_device", help="cpu, cuda, mps or auto (default: auto)")
+    add_model_options(trace)
     trace.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
     trace.add_argument(
         "--target", help="run teacher-forced on this target instead of generating (default: generate)"
