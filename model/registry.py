@@ -3,7 +3,9 @@
 A family registers one ``FamilyEntry``: its name, what it accepts (said to the user when
 nothing recognises a path), a cheap ``recognises(path)`` that reads at most a header, and
 ``opens(path, device)`` that returns the loaded ``ModelFamily`` or raises ``CheckpointError``
-in one line. The entries are imported lazily ("module:function"), so naming the families
+in one line (``open_model`` puts the file's name in front where the message lacks it), and may
+say what a path nobody recognises lacks to be its (``explains``: a folder "without
+config.json"). The entries are imported lazily ("module:function"), so naming the families
 imports no torch. Tests (and plugins) add their own with ``register_family``.
 """
 
@@ -117,7 +119,10 @@ def open_model(path: str | Path, device: str = "auto") -> ModelFamily:
             try:
                 return entry.call("opens", path, device)
             except CheckpointError as error:
-                raise about(path, error) from error
+                named = about(path, error)
+                if named is error:
+                    raise
+                raise named from error
     if not path.exists():
         raise CheckpointError(f"{path.name}: no such file or folder")
     lacks = [entry.call("explains", path) for entry in FAMILIES if entry.explains is not None]
