@@ -39,13 +39,16 @@ class ScriptedTrainPage:
 
     key = "train"
 
-    def __init__(self, script: list[tuple], replay_answered_late: bool = False) -> None:
+    def __init__(
+        self, script: list[tuple], replay_answered_late: bool = False, finishes: bool = True
+    ) -> None:
         self.tracer, self.process = Tracer(), Process()
         self.steps = SimpleNamespace(setValue=lambda _value: None)
         self.failure = SimpleNamespace(text=lambda: "")
         self.run = SimpleNamespace(id=REPLAY_RUN, rate=30.0)
         self.script = script
         self.replay_answered_late = replay_answered_late
+        self.finishes = finishes
         self.replay_traced = False
         self.pressed_at: float | None = None
         self.probe_times: dict[int, float] = {}  # step → when its answer was sent
@@ -65,7 +68,7 @@ class ScriptedTrainPage:
 
     def train(self) -> None:
         self.pressed_at = time.perf_counter()
-        self.run = SimpleNamespace(id=NEW_RUN, rate=30.0)
+        self.run = SimpleNamespace(id=NEW_RUN, rate=30.0, steps=[1, 2, 3])
         if self.replay_answered_late:
             QTimer.singleShot(0, self.answer_replay)
         for delay, item in enumerate(self.script, start=1):
@@ -81,7 +84,8 @@ class ScriptedTrainPage:
             self.tracer.traced.emit((NEW_RUN, step, "reverse: attention"), SimpleNamespace(strength=value))
 
     def finish(self) -> None:
-        self.process.state = "finished"
+        if self.finishes:
+            self.process.state = "finished"
 
 
 class Window:
@@ -131,6 +135,13 @@ def test_a_run_that_never_shows_it_reports_none(qapp):
     page = ScriptedTrainPage([("snapshot", 0, 0.0), ("probe", 0, 0.06), ("snapshot", 100, 0.1)])
     metrics = train_and_watch(Window(page), 100)
     assert "anti_diagonal_s" not in metrics and "held_out_95_s" not in metrics
+
+
+def test_a_run_that_does_not_end_in_time_says_how_far_it_got(qapp, monkeypatch):
+    monkeypatch.setattr(training, "WAIT_MS", 200)
+    page = ScriptedTrainPage(RUN, finishes=False)
+    with pytest.raises(TimeoutError, match=r"^the run reached step 3 of 3000 in 0 s \(30.0 steps/s\)$"):
+        train_and_watch(Window(page), 3000)
 
 
 def sighting(seconds: float, step: int, strength: float = 0.9, run: int = NEW_RUN) -> Sighting:

@@ -45,7 +45,9 @@ from visualizer.state.session import Session
 from visualizer.window.main_window import MainWindow
 
 VISIBLE = 0.5  # the anti-diagonal's strength that counts as clearly visible
-WAIT_MS = 600_000  # as long as a run may take before the benchmark gives up (paint.py says why)
+# as long as a run may take before the benchmark gives up (paint.py says why): 3,000 steps take
+# 100 s alone on the 2-core machine, and over 600 s while other test suites run on it
+WAIT_MS = 1_800_000
 
 
 class ImplausibleFigure(RuntimeError):
@@ -122,7 +124,14 @@ def train_and_watch(window, steps: int) -> dict[str, float]:
             began = time.perf_counter()
             panel.train()
             run_id = panel.run.id
-            wait_until(lambda: panel.process.state in ("finished", "failed"), WAIT_MS)
+            try:
+                wait_until(lambda: panel.process.state in ("finished", "failed"), WAIT_MS)
+            except TimeoutError as error:  # how far it got, for the one-line failure
+                done = panel.run.steps[-1] if panel.run.steps else 0
+                raise TimeoutError(
+                    f"the run reached step {done} of {steps} in {WAIT_MS / 1000:.0f} s "
+                    f"({panel.run.rate:.1f} steps/s)"
+                ) from error
     finally:
         panel.tracer.traced.disconnect(on_traced)
         panel.process.event.disconnect(on_event)
