@@ -39,7 +39,7 @@ def add_decoding_options(parser: argparse.ArgumentParser, subcommand: bool = Fal
         "--temperature",
         type=float,
         default=default,
-        help=f"sampling strategies divide the logits by this (default: {given.temperature:g})",
+        help=f"sampling strategies divide the logits by this (default: {given.temperature})",
     )
     group.add_argument(
         "--top-k", type=int, default=default, help=f"topk: the likeliest tokens kept (default: {given.top_k})"
@@ -48,7 +48,7 @@ def add_decoding_options(parser: argparse.ArgumentParser, subcommand: bool = Fal
         "--top-p",
         type=float,
         default=default,
-        help=f"topp: the probability the kept tokens reach (default: {given.top_p:g})",
+        help=f"topp: the probability the kept tokens reach (default: {given.top_p})",
     )
     group.add_argument("--beam", type=int, default=default, help=f"beam width (default: {given.beam_width})")
     group.add_argument(
