@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class CheckpointError(ValueError):
     """A checkpoint cannot be used; the message says why in one line."""
@@ -25,3 +27,12 @@ def first_line(error: BaseException) -> str:
 def one_line(error: BaseException) -> str:
     """The first line of what ``error`` says, or its type's name when it says nothing."""
     return first_line(error) or type(error).__name__
+
+
+def about(path: Path, error: CheckpointError) -> CheckpointError:
+    """``error`` with the file or folder it is about in front, unless it begins with it."""
+    message = str(error)
+    named = path.name or str(path)
+    if message.startswith((str(path), named, repr(str(path)))):
+        return error
+    return CheckpointError(f"{named}: {message}")

@@ -75,7 +75,8 @@ class Architecture:
     target_positions: Callable[[Config], int | None]  # ... and a target (None: no table to run out of)
     special_tokens: Callable[[Config, Config], SpecialTokens]  # (config, generation config) → ids
     generation_rules: Callable[[Config, int | None], GenerationRules]  # (generation config, target positions)
-    tokenizer_files: tuple[str, ...]  # any one of these is a tokenizer the library can read
+    # the tokenizers the library reads, each as the files it needs together (any one will do)
+    tokenizers: tuple[tuple[str, ...], ...]
     positional: PositionalScheme
     # the encoder → its (positions, D) table of position vectors as the model adds them (None: no table)
     position_table: Callable[[nn.Module], Tensor | None]
@@ -96,6 +97,20 @@ class Architecture:
     def scaled(self) -> bool:
         """Q·Kᵀ is multiplied by 1/√d_k (T5 folds the scale into its initialisation)."""
         return self.self_scores.scaled
+
+    @property
+    def tokenizer_files(self) -> tuple[str, ...]:
+        """Every file of any of its tokenizers."""
+        return tuple(dict.fromkeys(name for files in self.tokenizers for name in files))
+
+    def tokenizers_said(self) -> str:
+        """Its tokenizers' files in words: "vocab.json, source.spm and target.spm, or tokenizer.json"."""
+        return ", or ".join(in_words(files) for files in self.tokenizers)
+
+
+def in_words(names: tuple[str, ...] | list[str]) -> str:
+    """["a", "b", "c"] → "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 # -- reading the config ---------------------------------------------------------------------------
@@ -235,7 +250,7 @@ MARIAN = Architecture(
     target_positions=position_embeddings,
     special_tokens=configured_special_tokens,
     generation_rules=rules_from_settings,
-    tokenizer_files=("source.spm", "vocab.json", "tokenizer.json"),
+    tokenizers=(("vocab.json", "source.spm", "target.spm"), ("tokenizer.json",)),
     positional="sinusoidal",
     position_table=whole_table,
     sinusoid_layout="halves",  # all sines, then all cosines (its own ``create_weight``)
@@ -255,7 +270,7 @@ BART = Architecture(
     target_positions=position_embeddings,
     special_tokens=configured_special_tokens,
     generation_rules=rules_from_settings,
-    tokenizer_files=("tokenizer.json", "vocab.json"),
+    tokenizers=(("tokenizer.json",), ("vocab.json", "merges.txt")),
     positional="learned",
     position_table=table_after_offset,
     sinusoid_layout="interleaved",
@@ -275,7 +290,7 @@ MBART = Architecture(
     target_positions=position_embeddings,
     special_tokens=configured_special_tokens,
     generation_rules=rules_from_settings,
-    tokenizer_files=("tokenizer.json", "sentencepiece.bpe.model"),
+    tokenizers=(("tokenizer.json",), ("sentencepiece.bpe.model",)),
     positional="learned",
     position_table=table_after_offset,
     sinusoid_layout="interleaved",
@@ -295,7 +310,8 @@ M2M100 = Architecture(
     target_positions=position_embeddings,
     special_tokens=configured_special_tokens,
     generation_rules=rules_from_settings,
-    tokenizer_files=("tokenizer.json", "sentencepiece.bpe.model", "vocab.json"),
+    # NLLB reads the sentencepiece model alone; M2M100 also its vocab.json (said when it fails)
+    tokenizers=(("tokenizer.json",), ("sentencepiece.bpe.model",)),
     positional="sinusoidal",
     position_table=table_after_padding,
     sinusoid_layout="halves",  # as Marian (its own ``get_embedding``)
@@ -315,7 +331,7 @@ T5 = Architecture(
     target_positions=no_position_limit,
     special_tokens=configured_special_tokens,
     generation_rules=rules_from_settings,
-    tokenizer_files=("tokenizer.json", "spiece.model"),
+    tokenizers=(("tokenizer.json",), ("spiece.model",)),
     positional="relative_bias",
     position_table=no_table,
     sinusoid_layout="interleaved",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.core.errors import CheckpointError, one_line
-from model.hf.architectures import ARCHITECTURES, SUPPORTED, Architecture
+from model.hf.architectures import ARCHITECTURES, SUPPORTED, Architecture, in_words
 
 WEIGHTS = "model.safetensors"
 WEIGHTS_INDEX = "model.safetensors.index.json"
@@ -110,12 +110,7 @@ def inspect_folder(folder: Path) -> FolderFacts:
             f"{folder.name}: this {architecture.display_name} config is not an encoder-decoder"
         )
     weight_files = find_weights(folder)
-    tokenizer_files = architecture.tokenizer_files
-    if not any((folder / name).is_file() for name in tokenizer_files):
-        raise CheckpointError(
-            f"{folder.name}: no tokenizer files (one of {', '.join(tokenizer_files)}); save the tokenizer "
-            "with tokenizer.save_pretrained(folder) beside the model"
-        )
+    check_tokenizer_files(folder, architecture)
     parameters, float32_bytes = 0, 0
     for file in weight_files:
         count = tensor_elements(file)
@@ -123,6 +118,36 @@ def inspect_folder(folder: Path) -> FolderFacts:
         float32_bytes += 4 * count
     check_memory(folder, float32_bytes)
     return FolderFacts(folder, model_type, config, weight_files, parameters, float32_bytes)
+
+
+def check_tokenizer_files(folder: Path, architecture: Architecture) -> None:
+    """Some tokenizer of the architecture has all its files here; else the missing ones are
+    named (of the tokenizer whose files are most nearly all here)."""
+    present = [[name for name in files if (folder / name).is_file()] for files in architecture.tokenizers]
+    if any(len(found) == len(files) for found, files in zip(present, architecture.tokenizers, strict=True)):
+        return
+    reads = f"{architecture.display_name} reads {architecture.tokenizers_said()}"
+    if not any(present):
+        raise CheckpointError(
+            f"{folder.name}: no tokenizer files ({reads}); save the tokenizer with "
+            "tokenizer.save_pretrained(folder) beside the model"
+        )
+    nearest = max(range(len(present)), key=lambda i: len(present[i]) / len(architecture.tokenizers[i]))
+    missing = [name for name in architecture.tokenizers[nearest] if name not in present[nearest]]
+    files, verb = ("file", "is") if len(missing) == 1 else ("files", "are")
+    named = in_words(missing)
+    raise CheckpointError(f"{folder.name}: the tokenizer {files} {named} {verb} missing ({reads})")
+
+
+def why_not(path: Path) -> str | None:
+    """For a folder that no family opens: "without config.json", the one file every Hugging
+    Face model folder holds (None for anything else)."""
+    try:
+        if path.is_dir() and not (path / "config.json").is_file():
+            return "without config.json"
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def find_weights(folder: Path) -> tuple[Path, ...]:

@@ -54,7 +54,7 @@ def open_hf(path: str | Path, device: str = "auto"):
             warnings.simplefilter("ignore")
             tokenizer = transformers.AutoTokenizer.from_pretrained(folder, local_files_only=True)
     except Exception as error:  # the library raises anything from OSError to TypeError on bad files
-        raise CheckpointError(f"{folder.name}: cannot read its tokenizer ({one_line(error)})") from error
+        raise CheckpointError(tokenizer_failure(folder, facts.architecture, error)) from error
     report(0.25, "reading the weights")
     model = load_weights(transformers, folder)
     architecture = facts.architecture
@@ -91,6 +91,17 @@ def open_hf(path: str | Path, device: str = "auto"):
     }
     report(0.95, "finding the attention and norm layers")
     return HFFamily(model, hf_tokenizer, facts.model_type, rules, folder, notice, metadata)
+
+
+def tokenizer_failure(folder: Path, architecture, error: Exception) -> str:
+    """What the library could not read, by the files it had (``inspect_folder`` has found one
+    tokenizer's files complete, so the library wanted others, or found them wrong)."""
+    names = [*architecture.tokenizer_files, "tokenizer_config.json"]
+    present = [name for name in names if (folder / name).is_file()]
+    return (
+        f"{folder.name}: cannot read its tokenizer from {', '.join(present)} ({one_line(error)}); "
+        f"{architecture.display_name} reads {architecture.tokenizers_said()}"
+    )
 
 
 def load_weights(transformers, folder: Path):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from model.core.progress import report
 from model.generation.engine import GenerationEngine
 from model.interface import ModelFamily
 from model.tasks.synthetic import MAX_INPUT_LEN, SYMBOLS, TASK_NAMES, TEXT_STYLES, make_example
@@ -75,26 +76,31 @@ def head_roles(model: ModelFamily, n: int = 100, seed: int = 0) -> HeadRoles:
         raise ValueError(f"{model.info.display_name} has no attention over the source")
     tokenizer = model.tokenizer
     shape = (kind.layers, kind.heads)
+    per_style = max(1, n // 4)
+    runs = n + per_style * len(TEXT_STYLES) + n * len(TASK_NAMES)  # generations, for the progress
     mirror_hits, mirror_total = np.zeros(shape), 0
-    for _ in range(n):
+    for i in range(n):
+        report(i / runs, "measuring what each head does")
         source = distinct_reverse_source(rng, rng.randint(4, MAX_INPUT_LEN))
         hits, count = mirrored_hits(model, kind.name, source)
         if count:
             mirror_hits += hits.sum(-1)
             mirror_total += count
     mirror_any = {}
-    for style in TEXT_STYLES:
+    for s, style in enumerate(TEXT_STYLES):
         covered, total = 0, 0
-        for _ in range(max(1, n // 4)):
+        report((n + s * per_style) / runs, "measuring what each head does")
+        for _ in range(per_style):
             hits, count = mirrored_hits(model, kind.name, make_example("reverse", rng, form=style).source)
             if count:
                 covered += int(hits.any(axis=(0, 1)).sum())
                 total += count
         mirror_any[style] = covered / max(total, 1)
     copy = {}
-    for task in TASK_NAMES:
+    for t, task in enumerate(TASK_NAMES):
         hits, total = np.zeros(shape), 0
-        for _ in range(n):
+        for i in range(n):
+            report((n + per_style * len(TEXT_STYLES) + t * n + i) / runs, "measuring what each head does")
             source = make_example(task, rng).source
             engine = GenerationEngine(model, source)
             engine.run_to_end()

@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from model.core.batching import training_batch
+from model.core.progress import report
 from model.core.tokenizer import CharTokenizer
 from model.generation.engine import greedy_texts
 from model.interface import ModelFamily
@@ -327,23 +328,29 @@ def evaluate_with(
 ) -> EvalReport:
     """Exact match of ``decode``'s greedy outputs on the held-out examples; pick by ``score``."""
     examples = held_out_examples(n_per_task, seed, tasks, per_form)
-    report = EvalReport(n_per_task, seed)
+    result = EvalReport(n_per_task, seed)
+    scored = "pick" in tasks and score is not None
+    # the work, for whoever shows progress: each example decoded, then pick:'s answers scored
+    work = len(examples) + (sum(len(pick_distribution(c)) for c in PICK_NAMES) if scored else 0)
     for start in range(0, len(examples), batch_size):
+        report(start / work, "decoding held-out examples")
         chunk = examples[start : start + batch_size]
         outputs = decode([ex.source for ex in chunk])
         for example, output in zip(chunk, outputs, strict=True):
             if example.form == "ambiguous":
-                report.count(AMBIGUOUS, output in answers(example.source))
-                report.count(f"{AMBIGUOUS}/day first", output == next(iter(answers(example.source))))
+                result.count(AMBIGUOUS, output in answers(example.source))
+                result.count(f"{AMBIGUOUS}/day first", output == next(iter(answers(example.source))))
                 continue
             ok = output == example.target
-            report.count(example.task, ok)
+            result.count(example.task, ok)
             if example.task in TEXT_TASKS:
-                report.count(length_key(example.task, len(example.target)), ok)
+                result.count(length_key(example.task, len(example.target)), ok)
             elif example.form:
-                report.count(f"{example.task}/{example.form}", ok)
+                result.count(f"{example.task}/{example.form}", ok)
             if not ok:
-                report.failures.append((example.source, example.target, output))
-    if "pick" in tasks and score is not None:
-        report.distances, report.model_distributions = pick_distances(score)
-    return report
+                result.failures.append((example.source, example.target, output))
+    if scored:
+        report(len(examples) / work, "scoring pick:'s answers")
+        result.distances, result.model_distributions = pick_distances(score)
+    report(1.0, "done")
+    return result

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from model.rnn.config import RNNConfig
 from model.tasks.synthetic import TASK_NAMES
-from model.transformer.model import TransformerConfig
+from model.transformer.config import TransformerConfig
 
 
 @dataclass(frozen=True)

@@ -183,6 +183,8 @@ def test_each_architecture_the_tests_build_opens_with_the_facts_of_its_entry(hf_
         assert family.positional_layout() == entry.sinusoid_layout
         assert info.max_source_len == min(entry.source_positions(config) or 512, MAX_SOURCE)
         assert any((folder / name).is_file() for name in entry.tokenizer_files), kind
+        # one of the entry's tokenizers has every file it needs there
+        assert any(all((folder / name).is_file() for name in files) for files in entry.tokenizers), kind
         # the shape read from the config is the model's, and the module names find every
         # attention module and every sublayer's norm in it
         shape = entry.shape(config)

@@ -76,6 +76,35 @@ def test_a_folder_without_weights_or_tokenizer_says_which(copy):
     refused(copy, "no weights file")
 
 
+@pytest.mark.parametrize("name", ["vocab.json", "source.spm", "target.spm"])
+def test_a_missing_tokenizer_file_is_named(copy, name):
+    (copy / name).unlink()
+    message = refused(copy, "missing")
+    assert message == (
+        f"broken: the tokenizer file {name} is missing "
+        "(Marian reads vocab.json, source.spm and target.spm, or tokenizer.json)"
+    )
+
+
+def test_a_tokenizer_file_the_library_cannot_read_is_named_with_the_others(copy):
+    (copy / "source.spm").write_bytes(b"not a sentencepiece model")
+    message = refused(copy, "cannot read its tokenizer")
+    assert message.startswith(
+        "broken: cannot read its tokenizer from vocab.json, source.spm, target.spm, tokenizer_config.json ("
+    ), message
+    assert message.endswith("; Marian reads vocab.json, source.spm and target.spm, or tokenizer.json")
+
+
+def test_a_folder_without_config_json_says_so_in_full(copy):
+    from model.registry import FAMILIES
+
+    (copy / "config.json").unlink()
+    message = refused(copy, "^broken is a directory without config.json; this app opens ")
+    assert "…" not in message and message.endswith(FAMILIES[-1].accepts), message  # never cut
+    for entry in FAMILIES:
+        assert entry.accepts in message
+
+
 def test_a_missing_shard_is_named(copy):
     (copy / "model.safetensors").rename(copy / "model-00001-of-00002.safetensors")
     index = {"weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}}

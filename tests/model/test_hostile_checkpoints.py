@@ -363,6 +363,7 @@ def test_cli_trace_exits_2_with_one_line_and_writes_nothing(hostile, tmp_path, c
     assert code == 2
     lines = captured.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("attnviz: ") and message in lines[0], captured.err
+    assert lines[0].startswith((f"attnviz: {path.name}", f"attnviz: {path}")), lines[0]  # the file, first
     assert "Traceback" not in captured.err and captured.out == ""
     assert list(out.iterdir()) == []
     assert not (where / MARKER).exists()

@@ -199,6 +199,47 @@ def test_cli_reports_each_unknown_character_and_succeeds(tiny_checkpoint_path, t
     assert (tmp_path / "t.npz").is_file()
 
 
+@pytest.fixture(scope="module")
+def trained_on_path(tmp_path_factory):
+    """A random model whose header says what it was trained on, as ``attnviz train`` writes it."""
+    from model.tasks.coverage import TRAINED_ON, trained_on
+
+    model, tokenizer = small_model(seed=3, max_len=64)
+    path = tmp_path_factory.mktemp("trained-on") / "trained-on.safetensors"
+    save_checkpoint(path, model, tokenizer, {TRAINED_ON: trained_on(["reverse", "sort"])})
+    return path
+
+
+def test_cli_says_what_the_window_says_about_a_source_one_line_each(trained_on_path, tmp_path, capsys):
+    """A 49-character input with a character never seen: the window's amber line (each finding),
+    its <unk> line, each once on stderr; the trace is still written."""
+    from model.tasks.coverage import outside_training, trained_on
+    from visualizer.state.findings import describe
+
+    text = "reverse: " + "ab" * 24 + "\u00e9"
+    findings = outside_training(text, trained_on(["reverse", "sort"]))
+    assert [f.code for f in findings] == ["characters", "too_long"]
+    code, err, _ = trace(trained_on_path, text, tmp_path / "t.npz", capsys)
+    assert code == 0, err
+    expected = [
+        "attnviz: \u2018\u00e9\u2019 never appeared in reverse: training",
+        "attnviz: 48 characters is the longest reverse: input this model was trained on (this one has 49)",
+        "attnviz: not in the vocabulary, read as <unk>: '\u00e9' at position 57",
+    ]
+    assert [f"attnviz: {describe(f, 'en')}" for f in findings] == expected[:2]
+    assert err[:3] == expected, err
+    assert err[-1] == f"wrote {tmp_path / 't.npz'} and {tmp_path / 't.json'}"
+    assert all(line == "attnviz: stopped at the maximum length of 64 tokens" for line in err[3:-1]), err
+
+
+def test_cli_says_nothing_about_a_source_inside_the_training(trained_on_path, tmp_path, capsys):
+    code, err, _ = trace(trained_on_path, "sort: 31415", tmp_path / "t.npz", capsys)
+    assert code == 0
+    assert [line for line in err if "stopped at the maximum" not in line] == [
+        f"wrote {tmp_path / 't.npz'} and {tmp_path / 't.json'}"
+    ]
+
+
 def test_cli_refuses_a_too_long_source_in_one_line(tiny_checkpoint_path, tmp_path, capsys):
     limit = load_checkpoint(tiny_checkpoint_path, "cpu").config.max_len - 1
     out = tmp_path / "out"

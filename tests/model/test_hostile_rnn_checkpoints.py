@@ -76,6 +76,7 @@ def test_a_bad_rnn_file_is_refused_with_one_line_naming_the_problem(name, tmp_pa
     text = str(caught.value)
     assert message in text, text
     assert "\n" not in text
+    assert text.startswith((f"{path.name}:", f"{path}:")), text  # the file, named first
     out = tmp_path / "trace.npz"
     assert main(["trace", "--checkpoint", str(path), "--text", "reverse: ab", "--out", str(out)]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1 and not out.exists()

@@ -35,6 +35,7 @@ def test_each_hostile_checkpoint_shows_its_message_and_keeps_the_model(
         dialog = harness.window.error_dialog
         assert dialog is not None and dialog.isVisible(), name
         assert message in dialog.text() and "\n" not in dialog.text(), (name, dialog.text())
+        assert dialog.text().startswith((path.name, str(path))), (name, dialog.text())  # the file, first
         assert harness.window.message_label.text() == dialog.text()
         assert harness.session.model is model and harness.session.snapshot is snapshot, name
         assert harness.session.cursor == cursor

@@ -133,6 +133,8 @@ def test_screenshot_runs_steps_and_saves_the_window(tiny_checkpoint_path, tmp_pa
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
+    # the offscreen plugin's "does not support propagateSizeHints()" notice is left out
+    assert result.stderr.splitlines() == [f"wrote {out}"], result.stderr
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1000, 700)
     # a screenshot remembers nothing: no settings file, and /dev/null is still the device
@@ -148,6 +150,48 @@ def test_screenshot_with_a_bad_checkpoint_exits_2_with_one_line(tmp_path):
     lines = [line for line in result.stderr.splitlines() if "propagateSizeHints" not in line]
     assert len(lines) == 1 and "attnviz:" in lines[0], result.stderr
     assert not (tmp_path / "s.png").exists()
+
+
+# Shows a window offscreen (the plugin's size-hints notice) and warns once, inside ``dropping``.
+QT_MESSAGES = """
+from PySide6.QtCore import qWarning
+from PySide6.QtWidgets import QApplication, QWidget
+from visualizer.window.qt_messages import SIZE_HINTS_NOTICE, dropping
+
+app = QApplication([])
+with dropping(SIZE_HINTS_NOTICE):
+    widget = QWidget()
+    widget.show()
+    app.processEvents()
+    qWarning("a message of another kind")
+widget.close()
+"""
+
+
+def test_only_the_size_hints_notice_is_dropped():
+    result = subprocess.run(
+        [sys.executable, "-c", QT_MESSAGES],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        timeout=PROCESS_S,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == ["a message of another kind"], result.stderr
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\t\n"])
+def test_an_empty_source_is_refused_before_any_window_is_built(text, tmp_path, monkeypatch, capsys):
+    def no_window(_args):
+        raise AssertionError("the window was built")
+
+    monkeypatch.setattr(app, "run_gui", no_window)
+    out = tmp_path / "x.png"
+    assert main(["--text", text, "--screenshot", str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ['attnviz: --text is empty; give a source, e.g. --text "reverse: attention"'], err
+    assert not out.exists()
 
 
 def test_bad_gui_options_exit_2(capsys):

@@ -81,12 +81,21 @@ def machine() -> dict[str, object]:
     }
 
 
+def load_average() -> list[float] | None:
+    """The 1-, 5- and 15-minute load averages (runnable processes), where the system says."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 def run_bench(
     quick: bool, parts: tuple[str, ...] = PARTS, progress: Callable[[str], None] = lambda _: None
 ) -> dict:
     """Every metric of the chosen parts, the budgets judged, and what could not be measured."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the paint figures are offscreen ones
     started = time.perf_counter()
+    load_at_start = load_average()
     metrics: dict[str, float] = {}
     unavailable: dict[str, str] = {}
     for part in parts:
@@ -109,7 +118,8 @@ def run_bench(
         "quick": quick,
         "parts": list(parts),
         "seconds": time.perf_counter() - started,
-        "machine": machine(),
+        # how busy the machine was, which the figures depend on (a shared machine is noisy)
+        "machine": machine() | {"load_at_start": load_at_start, "load_at_end": load_average()},
         "metrics": metrics,
         "budgets": budgets,
         "unavailable": unavailable,
@@ -236,9 +246,13 @@ def table(report: dict) -> str:
     ]
     lines.insert(1, "-" * len(lines[0]))
     quick = " (--quick: few repeats, 100 trace steps)" if report["quick"] else ""
+    machine = report["machine"]
+    load = ""
+    if machine.get("load_at_start") and machine.get("load_at_end"):
+        load = f", load {machine['load_at_start'][0]:g} → {machine['load_at_end'][0]:g} (1-minute average)"
     lines.append(
-        f"\n{report['seconds']:.0f} s on {report['machine']['processor']}, "
-        f"{report['machine']['cpus']} CPUs, torch {report['machine']['torch']}{quick}"
+        f"\n{report['seconds']:.0f} s on {machine['processor']}, "
+        f"{machine['cpus']} CPUs{load}, torch {machine['torch']}{quick}"
     )
     return "\n".join(lines)
 

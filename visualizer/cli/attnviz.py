@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from visualizer.cli.attribute import add_attribute_parser, cmd_attribute
@@ -33,13 +32,15 @@ from visualizer.cli.common import (
     OneLineParser,
     UsageError,
     add_language_options,
+    add_model_options,
     add_overwrite_option,
     device_arg,
-    load,
     refuse_to_overwrite,
 )
 from visualizer.cli.desktop import add_desktop_parser, cmd_install_desktop
+from visualizer.cli.evaluate import add_eval_parser, cmd_eval
 from visualizer.cli.heads import add_heads_parser, cmd_heads
+from visualizer.cli.trace import add_trace_parser, cmd_trace
 from visualizer.cli.version import VersionAction
 from visualizer.state.options import add_decoding_options, decoding_settings
 
@@ -49,23 +50,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction, help="print attnviz's version and exit")
     parser.add_argument("--checkpoint", type=Path, help="checkpoint to open (default: the shipped model)")
     parser.add_argument("--device", default="auto", help="cpu, cuda, mps or auto")
-    parser.add_argument("--text", help="source to open the app with")
+    parser.add_argument(
+        "--text",
+        help='source to open the app with (default: the last one the window ran; "reverse: attention" '
+        "at first)",
+    )
     parser.add_argument("--steps", type=int, default=0, help="steps to run once the model is loaded")
-    parser.add_argument("--screenshot", type=Path, help="save the window as PNG after --steps, then exit")
+    parser.add_argument(
+        "--screenshot", type=Path, help="save the window as PNG after --steps, then exit (default: none)"
+    )
     parser.add_argument(
         "--view",
-        help="attention kind to show: encoder, decoder, cross, or a kind's name (e.g. enc_self, alignment)",
+        help="attention kind to show: encoder, decoder, cross, or a kind's name (e.g. enc_self, alignment) "
+        "(default: the one the window last showed; cross at first)",
     )
     parser.add_argument(
         "--compare",
         type=Path,
         metavar="PATH",
-        help="a second model, stepped beside the first (View > Compare)",
+        help="a second model, stepped beside the first (View > Compare) (default: none)",
     )
     parser.add_argument(
         "--compare-what-if",
         choices=("no_positional", "no_scaling", "no_causal_mask", "uniform_attention", "no_attention"),
-        help="with --compare: this what-if on the second model only (compare a model with itself changed)",
+        help="with --compare: this what-if on the second model only (compare a model with itself changed) "
+        "(default: none)",
     )
     parser.add_argument(
         "--panel",
@@ -84,9 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
             "logit_lens",
             "train",
         ),
-        help="page to show: the attention grid or a concept panel",
+        help="page to show: the attention grid or a concept panel (default: attention)",
     )
-    parser.add_argument("--language", choices=("en", "zh"), help="language of the explanations")
+    parser.add_argument(
+        "--language",
+        choices=("en", "zh"),
+        help="language of the explanations (default: the one the window last used; the system's at first)",
+    )
     add_language_options(parser)
     parser.add_argument("--size", default="1440x900", help="with --screenshot: window size, e.g. 1280x800")
     # attnviz bench starts the app with this to time its start-up (see app.probe_startup)
@@ -95,69 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_decoding_options(parser)
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
 
-    trace = sub.add_parser("trace", help="record one generation as .npz + .json")
-    trace.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
-    trace.add_argument("--device", dest="sub_device")
-    trace.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
-    trace.add_argument("--target", help="run teacher-forced on this target instead of generating")
-    trace.add_argument("--out", type=Path, required=True, help="where to write the .npz")
-    add_language_options(trace)
-    add_decoding_options(trace, subcommand=True)
-    add_overwrite_option(trace, subcommand=True)
-
+    add_trace_parser(sub)
     add_attribute_parser(sub)
     add_heads_parser(sub)
     add_desktop_parser(sub)
 
     train = sub.add_parser("train", help="train a model on the synthetic tasks")
-    train.add_argument("--config", default="default", help="named recipe (default, calibrate, tiny)")
-    train.add_argument("--out", type=Path, required=True, help="checkpoint to write")
-    train.add_argument("--device", dest="sub_device")
-    train.add_argument("--steps", type=int, help="override the recipe's number of steps")
-    train.add_argument("--seed", type=int, help="override the recipe's seed")
-    train.add_argument(
-        "--data", type=Path, help="train on your own pairs: a UTF-8 file of source<TAB>target lines"
-    )
-    train.add_argument("--val", type=Path, help="with --data: held-out pairs (default: a share of --data)")
-    train.add_argument(
-        "--held-out", type=float, default=0.05, help="with --data and no --val: the share held out (0.05)"
-    )
-    train.add_argument(
-        "--snapshots",
-        type=int,
-        help="keep N evenly spaced snapshots of the run in OUT's .replay.safetensors (a replay)",
-    )
-    train.add_argument("--batch-size", type=int, help="override the recipe's global batch (all processes)")
-    train.add_argument("--d-model", type=int, help="override the Transformer's width")
-    train.add_argument("--heads", type=int, help="override the Transformer's heads per layer")
-    train.add_argument("--layers", type=int, help="override the Transformer's encoder and decoder layers")
-    train.add_argument("--d-ff", type=int, help="override the Transformer's feed-forward width")
-    train.add_argument("--resume", action="store_true", help="continue from --out and its .trainstate.pt")
-    train.add_argument("--init", type=Path, help="start from this checkpoint's weights (fine-tuning)")
-    train.add_argument("--stop-after", type=int, help="stop (checkpointed) after this step; --resume later")
+    add_train_options(train)
     add_overwrite_option(train, subcommand=True)
 
-    evaluate = sub.add_parser("eval", help="exact-match accuracy per task on held-out examples")
-    evaluate.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
-    evaluate.add_argument("--device", dest="sub_device")
-    evaluate.add_argument("--n", type=int, default=1000, help="examples per task, and per date form")
-    evaluate.add_argument("--seed", type=int, default=0)
-    evaluate.add_argument("--json", type=Path, help="also write the report as JSON")
-    evaluate.add_argument(
-        "--heads", action="store_true", help="also measure what each cross-attention head does"
-    )
-    evaluate.add_argument(
-        "--by-length",
-        action="store_true",
-        help="instead: exact match for every input length, each to a ±3 %% interval (see --task)",
-    )
-    evaluate.add_argument(
-        "--task", choices=("reverse", "sort"), default="reverse", help="with --by-length: the task"
-    )
-    evaluate.add_argument(
-        "--max-length", type=int, default=48, help="with --by-length: the longest input length measured"
-    )
-    add_overwrite_option(evaluate, subcommand=True)
+    add_eval_parser(sub)
 
     half = sub.add_parser("half", help="copy a checkpoint with its weights stored as float16 (half the file)")
     half.add_argument("source", type=Path, help="the checkpoint to copy (.safetensors)")
@@ -166,15 +126,65 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="measure speed against the peers and check the budgets")
     bench.add_argument("--quick", action="store_true", help="few repeats: a check that it runs, not figures")
-    bench.add_argument("--json", type=Path, help="also write the report as JSON")
+    bench.add_argument("--json", type=Path, help="also write the report as JSON (default: not written)")
     bench.add_argument(
         "--only",
         choices=("steps", "paint", "responsiveness", "attribution", "startup", "training"),
         action="append",
-        help="run only this part (repeats)",
+        help="run only this part (repeats) (default: every part)",
     )
     add_overwrite_option(bench, subcommand=True)
     return parser
+
+
+def add_train_options(train: argparse.ArgumentParser) -> None:
+    from model.tasks.recipes import RECIPES  # plain data, no torch: --help stays instant
+
+    train.add_argument(
+        "--config",
+        default="default",
+        choices=tuple(RECIPES),
+        metavar="NAME",
+        help=f"named recipe: {', '.join(RECIPES)}",
+    )
+    train.add_argument("--out", type=Path, required=True, help="checkpoint to write")
+    add_model_options(train, checkpoint=False)
+    recipes = "(default: the recipe's)"
+    train.add_argument("--steps", type=int, help=f"override the recipe's number of steps {recipes}")
+    train.add_argument("--seed", type=int, help=f"override the recipe's seed {recipes}")
+    train.add_argument(
+        "--data",
+        type=Path,
+        help="train on your own pairs: a UTF-8 file of source<TAB>target lines (default: the recipe's tasks)",
+    )
+    train.add_argument("--val", type=Path, help="with --data: held-out pairs (default: a share of --data)")
+    train.add_argument(
+        "--held-out", type=float, default=0.05, help="with --data and no --val: the share held out"
+    )
+    train.add_argument(
+        "--snapshots",
+        type=int,
+        help="keep N evenly spaced snapshots of the run in OUT's .replay.safetensors (a replay) "
+        "(default: none kept)",
+    )
+    train.add_argument(
+        "--batch-size", type=int, help=f"override the recipe's global batch (all processes) {recipes}"
+    )
+    train.add_argument("--d-model", type=int, help=f"override the Transformer's width {recipes}")
+    train.add_argument("--heads", type=int, help=f"override the Transformer's heads per layer {recipes}")
+    train.add_argument(
+        "--layers", type=int, help=f"override the Transformer's encoder and decoder layers {recipes}"
+    )
+    train.add_argument("--d-ff", type=int, help=f"override the Transformer's feed-forward width {recipes}")
+    train.add_argument("--resume", action="store_true", help="continue from --out and its .trainstate.pt")
+    train.add_argument(
+        "--init", type=Path, help="start from this checkpoint's weights, to fine-tune (default: random)"
+    )
+    train.add_argument(
+        "--stop-after",
+        type=int,
+        help="stop (checkpointed) after this step; --resume later (default: run every step)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,70 +218,6 @@ def user_error(error: Exception) -> str | None:
         where = f"{error.filename}: " if error.filename else ""
         return f"{where}{error.strerror or error}"
     return None
-
-
-def cmd_trace(args: argparse.Namespace) -> int:
-    from model.generation.engine import GenerationEngine
-    from model.generation.trace import (
-        generation_arrays,
-        generation_summary,
-        teacher_forced_arrays,
-        teacher_forced_summary,
-        write_trace,
-    )
-    from model.probes.teacher_forcing import teacher_force
-
-    if not args.text.strip():
-        raise UsageError("attnviz trace: --text is empty")
-    from model.generation.trace import npz_path_of, summary_path
-
-    refuse_to_overwrite(args, npz_path_of(args.out), summary_path(npz_path_of(args.out)))
-    settings = decoding_settings(args)
-    checkpoint = load(args)
-    if args.target is not None:
-        started = time.perf_counter()
-        record = teacher_force(checkpoint, args.text, args.target)
-        arrays = teacher_forced_arrays(record)
-        summary = teacher_forced_summary(
-            record,
-            checkpoint.tokenizer,
-            args.text,
-            checkpoint.info,
-            seconds=time.perf_counter() - started,
-        )
-        for position, char in record.unknown:
-            print(
-                f"attnviz: target character {char!r} at position {position} is not in the vocabulary; "
-                "read as <unk>",
-                file=sys.stderr,
-            )
-    else:
-        import torch
-
-        from model.core.threads import step_threads
-
-        torch.set_num_threads(step_threads(checkpoint.info.parameters))
-        engine = GenerationEngine(checkpoint, args.text, settings)
-        engine.run_to_end()
-        snapshot = engine.snapshot()
-        arrays, summary = generation_arrays(snapshot), generation_summary(snapshot)
-        if engine.stop_reason == "max_length":
-            print(f"attnviz: stopped at the maximum length of {engine.max_steps} tokens", file=sys.stderr)
-    summary["checkpoint"] = str(checkpoint.path)
-    summary["device"] = str(checkpoint.device)
-    if checkpoint.languages:
-        summary["source_language"] = checkpoint.source_language
-        summary["target_language"] = checkpoint.target_language
-    for unknown in summary["unknown_characters"]:
-        print(
-            f"attnviz: character {unknown['character']!r} at position {unknown['position']} "
-            "is not in the vocabulary; read as <unk>",
-            file=sys.stderr,
-        )
-    npz_path, json_path = write_trace(args.out, arrays, summary)
-    print(f"{summary['output_text']}")
-    print(f"wrote {npz_path} and {json_path}", file=sys.stderr)
-    return 0
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -338,54 +284,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    import json
-
-    from model.tasks.evaluate import evaluate_model
-
-    if args.n < 1:
-        raise UsageError("attnviz eval: --n must be at least 1")
-    if args.json:
-        refuse_to_overwrite(args, args.json)
-    checkpoint = load(args)
-    if args.by_length:
-        return eval_by_length(args, checkpoint)
-    report = evaluate_model(checkpoint, args.n, seed=args.seed)
-    print(report.table())
-    below = [key for key in [*report.total, *report.distances] if report.met(key) is False]
-    print("\nevery target met" if not below else f"\nbelow target: {', '.join(below)}")
-    if args.heads:
-        from model.tasks.analysis import head_roles
-
-        roles = head_roles(checkpoint, n=min(args.n, 200), seed=args.seed)
-        print()
-        print("where each cross-attention head puts its largest weight (share of output tokens):")
-        print(roles.table())
-    if args.json:
-        args.json.write_text(json.dumps(report.to_dict(), indent=1))
-    return 0
-
-
-def eval_by_length(args: argparse.Namespace, checkpoint) -> int:
-    import json
-
-    from model.tasks.by_length import measure_by_length
-
-    def progress(length: int, total: int) -> None:
-        print(
-            f"\rlength {length} of {total}", end="" if length < total else "\n", file=sys.stderr, flush=True
-        )
-
-    name = Path(checkpoint.path).name if checkpoint.path is not None else checkpoint.info.display_name
-    curve = measure_by_length(
-        checkpoint, args.task, name=name, seed=args.seed, max_length=args.max_length, progress=progress
-    )
-    print(curve.table())
-    if args.json:
-        args.json.write_text(json.dumps(curve.to_dict(), indent=1))
-    return 0
-
-
 def cmd_half(args: argparse.Namespace) -> int:
     """Store a checkpoint's weights as float16; the copy must open as a model before it is kept."""
     from model.core.weights_file import write_half_precision
@@ -430,6 +328,8 @@ def run_gui(args: argparse.Namespace) -> int:
         refuse_to_overwrite(args, args.screenshot)
     if args.steps < 0:
         raise UsageError("attnviz: --steps must be 0 or more")
+    if args.text is not None and not args.text.strip():  # refused before any window is built
+        raise UsageError('attnviz: --text is empty; give a source, e.g. --text "reverse: attention"')
     parse_size(args.size)
     decoding_settings(args)  # refuse bad options before a window opens
     if args.compare_what_if and args.compare is None:

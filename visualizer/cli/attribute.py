@@ -10,10 +10,12 @@ from pathlib import Path
 from visualizer.cli.common import (
     UsageError,
     add_language_options,
+    add_model_options,
     add_overwrite_option,
     load,
     refuse_to_overwrite,
 )
+from visualizer.cli.progress import counted, progress_bar
 from visualizer.state.options import add_decoding_options, decoding_settings
 
 
@@ -21,14 +23,13 @@ def add_attribute_parser(sub) -> None:
     attribution = sub.add_parser(
         "attribute", help="which input tokens mattered for each output token: attention beside attribution"
     )
-    attribution.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
-    attribution.add_argument("--device", dest="sub_device")
+    add_model_options(attribution)
     attribution.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
     attribution.add_argument(
-        "--step", type=int, action="append", help="output step (1-based; repeats); default all"
+        "--step", type=int, action="append", help="output step (1-based; repeats) (default: every step)"
     )
     attribution.add_argument(
-        "--layer", type=int, help="the attention head's decoder layer (1-based); default the last"
+        "--layer", type=int, help="the attention head's decoder layer (1-based) (default: the last)"
     )
     attribution.add_argument("--head", type=int, default=1, help="the attention head (1-based)")
     attribution.add_argument(
@@ -46,7 +47,9 @@ def add_attribute_parser(sub) -> None:
         default="pad",
         help="integrated gradients' baseline token vectors",
     )
-    attribution.add_argument("--json", type=Path, help="write every method's scores for each step as JSON")
+    attribution.add_argument(
+        "--json", type=Path, help="write every method's scores for each step as JSON (default: not written)"
+    )
     add_language_options(attribution)
     add_decoding_options(attribution, subcommand=True)
     add_overwrite_option(attribution, subcommand=True)
@@ -77,7 +80,8 @@ def cmd_attribute(args: argparse.Namespace) -> int:
         raise UsageError(
             f"attnviz attribute: --step must lie in 1..{len(engine.output_ids)} (the output's steps)"
         )
-    result = attribute(checkpoint, args.text, engine.output_ids, steps, settings)
+    with progress_bar("attribute"):
+        result = attribute(checkpoint, args.text, engine.output_ids, steps, settings, progress=counted)
     for method, reason in result.unavailable.items():
         print(f"attnviz: no {method}: {reason}", file=sys.stderr)
     print(attribution_table(result))

@@ -13,7 +13,30 @@ class UsageError(Exception):
     """A mistake by the user: printed as one line, exit status 2."""
 
 
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """``--help`` states each option's default: "(default: X)" after its help, unless the help
+    says its default itself (an option whose default is None says in words what it is), or the
+    option is a flag (off unless given)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            "(default" in text
+            or not action.option_strings
+            or action.nargs == 0  # --overwrite, --quick, --help: flags
+            or default is None
+            or default is argparse.SUPPRESS
+        ):
+            return action.help
+        return f"{text} (default: %(default)s)"
+
+
 class OneLineParser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", DefaultsHelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # argparse prints usage over several lines
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
@@ -34,12 +57,31 @@ def refuse_to_overwrite(args: argparse.Namespace, *paths: Path) -> None:
             raise UsageError(f"attnviz: {path} already exists; pass --overwrite to replace it")
 
 
+def add_model_options(parser: argparse.ArgumentParser, checkpoint: bool = True) -> None:
+    """A subcommand's ``--checkpoint`` and ``--device`` (either may also come before it)."""
+    if checkpoint:
+        parser.add_argument(
+            "--checkpoint",
+            type=Path,
+            dest="sub_checkpoint",
+            metavar="PATH",
+            help="the model (default: the shipped model)",
+        )
+    parser.add_argument(
+        "--device", dest="sub_device", metavar="DEVICE", help="cpu, cuda, mps or auto (default: auto)"
+    )
+
+
 def add_language_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--src-lang", help="multilingual models (NLLB, mBART-50): the source's language code, e.g. eng_Latn"
+        "--src-lang",
+        help="multilingual models (NLLB, mBART-50): the source's language code, e.g. eng_Latn "
+        "(default: the model's own)",
     )
     parser.add_argument(
-        "--tgt-lang", help="multilingual models: the language to write (forced first), e.g. fra_Latn"
+        "--tgt-lang",
+        help="multilingual models: the language to write (forced first), e.g. fra_Latn "
+        "(default: the model's own)",
     )
 
 

@@ -10,33 +10,38 @@ from pathlib import Path
 from visualizer.cli.common import (
     UsageError,
     add_language_options,
+    add_model_options,
     add_overwrite_option,
     load,
     refuse_to_overwrite,
 )
+from visualizer.cli.progress import counted, progress_bar
 
 
 def add_heads_parser(sub) -> None:
     heads = sub.add_parser(
         "heads", help="each head's importance: what the model loses when that head alone is zeroed"
     )
-    heads.add_argument("--checkpoint", type=Path, dest="sub_checkpoint")
-    heads.add_argument("--device", dest="sub_device")
+    add_model_options(heads)
     heads.add_argument(
         "--n", type=int, default=100, help="fresh task examples to measure on (models trained on the tasks)"
     )
     heads.add_argument("--seed", type=int, default=0, help="which fresh examples")
     heads.add_argument(
-        "--task", action="append", help="only examples of this task (repeats): reverse, sort, date"
+        "--task",
+        action="append",
+        help="only examples of this task (repeats): reverse, sort, date (default: every task)",
     )
     heads.add_argument(
         "--text",
         action="append",
         help="measure on this source instead (repeats); the reference is the task's answer, or the "
-        "model's own output for a model without a known task",
+        "model's own output for a model without a known task (default: fresh task examples, --n)",
     )
     heads.add_argument("--no-prune", action="store_true", help="skip the pruning curve (half the time)")
-    heads.add_argument("--json", type=Path, help="write the maps and the pruning curve as JSON")
+    heads.add_argument(
+        "--json", type=Path, help="write the maps and the pruning curve as JSON (default: not written)"
+    )
     add_language_options(heads)
     add_overwrite_option(heads, subcommand=True)
 
@@ -70,15 +75,11 @@ def cmd_heads(args: argparse.Namespace) -> int:
                 "give the sources to measure on with --text"
             )
 
-    def progress(done: int, total: int, _what: str) -> None:
-        if sys.stderr.isatty() or done == total:
-            print(f"\r{done}/{total} passes", end="", file=sys.stderr, flush=True)
-
     try:
-        result = head_importance(checkpoint, sample, prune=not args.no_prune, progress=progress)
+        with progress_bar("heads"):
+            result = head_importance(checkpoint, sample, prune=not args.no_prune, progress=counted)
     except ValueError as error:
         raise UsageError(f"attnviz heads: {error}") from error
-    print(file=sys.stderr)
     print(importance_table(result))
     if args.json is not None:
         data = result.to_json() | {"checkpoint": str(checkpoint.path)}

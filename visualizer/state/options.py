@@ -24,14 +24,36 @@ def add_decoding_options(parser: argparse.ArgumentParser, subcommand: bool = Fal
     On a subcommand an unset option leaves the namespace alone, so that
     ``attnviz --strategy beam trace ...`` keeps the option given before the subcommand.
     """
+    from model.generation.decoding_settings import STRATEGIES, DecodingSettings
+
     default = argparse.SUPPRESS if subcommand else None
-    group = parser.add_argument_group("decoding (default: greedy; T 1.0, k 5, p 0.9, beam 4, seed 0)")
-    group.add_argument("--strategy", choices=("greedy", "sample", "topk", "topp", "beam"), default=default)
-    group.add_argument("--temperature", type=float, default=default)
-    group.add_argument("--top-k", type=int, default=default)
-    group.add_argument("--top-p", type=float, default=default)
-    group.add_argument("--beam", type=int, help="beam width", default=default)
-    group.add_argument("--seed", type=int, default=default)
+    given = DecodingSettings()  # the defaults --help states
+    group = parser.add_argument_group("decoding")
+    group.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default=default,
+        help=f"how each next token is chosen (default: {given.strategy})",
+    )
+    group.add_argument(
+        "--temperature",
+        type=float,
+        default=default,
+        help=f"sampling strategies divide the logits by this (default: {given.temperature})",
+    )
+    group.add_argument(
+        "--top-k", type=int, default=default, help=f"topk: the likeliest tokens kept (default: {given.top_k})"
+    )
+    group.add_argument(
+        "--top-p",
+        type=float,
+        default=default,
+        help=f"topp: the probability the kept tokens reach (default: {given.top_p})",
+    )
+    group.add_argument("--beam", type=int, default=default, help=f"beam width (default: {given.beam_width})")
+    group.add_argument(
+        "--seed", type=int, default=default, help=f"the sampling strategies' seed (default: {given.seed})"
+    )
 
 
 def decoding_given(args: argparse.Namespace) -> bool:

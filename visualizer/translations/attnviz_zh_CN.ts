@@ -632,6 +632,22 @@
         <translation>查找注意力层和归一化层</translation>
     </message>
     <message>
+        <source>decoding held-out examples</source>
+        <translation>解码留出集样例</translation>
+    </message>
+    <message>
+        <source>scoring pick:'s answers</source>
+        <translation>为 pick: 的各个答案打分</translation>
+    </message>
+    <message>
+        <source>measuring what each head does</source>
+        <translation>测量每个头的作用</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
         <source>(the model's choice)</source>
         <translation>（由模型决定）</translation>
     </message>

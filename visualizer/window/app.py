@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes.util
 import os
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
 
@@ -179,15 +180,24 @@ def take_screenshot(app, window, session, checkpoint: Path, args) -> int:
         window.compare_with(args.compare, args.compare_what_if)
         window.compare.session.busy_changed.connect(on_busy)
     QTimer.singleShot(120_000, lambda: (errors.append("timed out"), app.exit(2)))
-    window.show()
-    window.open_checkpoint(checkpoint)
-    code = app.exec()
-    dispose(window)
+    with offscreen_notices_dropped(app):
+        window.show()
+        window.open_checkpoint(checkpoint)
+        code = app.exec()
+        dispose(window)
     if errors:
         print(f"attnviz: {errors[0]}", file=sys.stderr)
         return 2
     print(f"wrote {args.screenshot}", file=sys.stderr)
     return code
+
+
+def offscreen_notices_dropped(app) -> AbstractContextManager:
+    """Offscreen, the plugin's notice about size hints (one per window shown) is left out of
+    stderr; every other Qt message is still printed (``visualizer.window.qt_messages``)."""
+    from visualizer.window.qt_messages import SIZE_HINTS_NOTICE, dropping
+
+    return dropping(SIZE_HINTS_NOTICE) if app.platformName() == "offscreen" else nullcontext()
 
 
 def dispose(window) -> None:

@@ -1,0 +1,120 @@
+"""``attnviz trace``: one generation (or a teacher-forced run) recorded as .npz + .json.
+
+What the window says about a source, the command line says too, on stderr, one line each
+(``warnings``): how the source lies outside what the model was trained on (the amber line under
+the window's source box: ``visualizer.state.findings``), the characters read as ``<unk>``, and
+a generation stopped at the model's maximum length.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from visualizer.cli.common import (
+    UsageError,
+    add_language_options,
+    add_model_options,
+    add_overwrite_option,
+    load,
+    refuse_to_overwrite,
+)
+from visualizer.state.options import add_decoding_options, decoding_settings
+
+
+def add_trace_parser(sub) -> None:
+    trace = sub.add_parser("trace", help="record one generation as .npz + .json")
+    add_model_options(trace)
+    trace.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
+    trace.add_argument(
+        "--target", help="run teacher-forced on this target instead of generating (default: generate)"
+    )
+    trace.add_argument("--out", type=Path, required=True, help="where to write the .npz")
+    add_language_options(trace)
+    add_decoding_options(trace, subcommand=True)
+    add_overwrite_option(trace, subcommand=True)
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from model.generation.trace import npz_path_of, summary_path, write_trace
+
+    if not args.text.strip():
+        raise UsageError("attnviz trace: --text is empty")
+    refuse_to_overwrite(args, npz_path_of(args.out), summary_path(npz_path_of(args.out)))
+    settings = decoding_settings(args)
+    checkpoint = load(args)
+    for line in outside_training_lines(checkpoint, args.text):
+        warn(line)
+    if args.target is not None:
+        arrays, summary = teacher_forced(checkpoint, args.text, args.target)
+    else:
+        arrays, summary = generated(checkpoint, args.text, settings)
+    summary["checkpoint"] = str(checkpoint.path)
+    summary["device"] = str(checkpoint.device)
+    if checkpoint.languages:
+        summary["source_language"] = checkpoint.source_language
+        summary["target_language"] = checkpoint.target_language
+    npz_path, json_path = write_trace(args.out, arrays, summary)
+    print(f"{summary['output_text']}")
+    print(f"wrote {npz_path} and {json_path}", file=sys.stderr)
+    return 0
+
+
+def warn(line: str) -> None:
+    print(f"attnviz: {line}", file=sys.stderr)
+
+
+def outside_training_lines(checkpoint, source: str) -> list[str]:
+    """The window's amber line, a sentence per finding (none for a model without the
+    ``trained_on`` metadata that ``attnviz train`` writes)."""
+    from model.tasks.coverage import TRAINED_ON, outside_training
+    from visualizer.state.findings import describe
+
+    findings = outside_training(source, checkpoint.metadata.get(TRAINED_ON))
+    return [describe(finding, "en") for finding in findings]
+
+
+def unknown_line(unknown: list[dict], what: str = "") -> str | None:
+    """Every character read as ``<unk>``, with its position, in one line (None: there are none)."""
+    if not unknown:
+        return None
+    listed = ", ".join(f"{u['character']!r} at position {u['position']}" for u in unknown)
+    return f"not in the vocabulary, read as <unk>: {what}{listed}"
+
+
+def generated(checkpoint, source: str, settings) -> tuple[dict, dict]:
+    import torch
+
+    from model.core.threads import step_threads
+    from model.generation.engine import GenerationEngine
+    from model.generation.trace import generation_arrays, generation_summary
+
+    torch.set_num_threads(step_threads(checkpoint.info.parameters))
+    engine = GenerationEngine(checkpoint, source, settings)
+    engine.run_to_end()
+    snapshot = engine.snapshot()
+    arrays, summary = generation_arrays(snapshot), generation_summary(snapshot)
+    if line := unknown_line(summary["unknown_characters"]):
+        warn(line)
+    if engine.stop_reason == "max_length":
+        warn(f"stopped at the maximum length of {engine.max_steps} tokens")
+    return arrays, summary
+
+
+def teacher_forced(checkpoint, source: str, target: str) -> tuple[dict, dict]:
+    from model.generation.trace import teacher_forced_arrays, teacher_forced_summary
+    from model.probes.teacher_forcing import teacher_force
+
+    started = time.perf_counter()
+    record = teacher_force(checkpoint, source, target)
+    arrays = teacher_forced_arrays(record)
+    summary = teacher_forced_summary(
+        record, checkpoint.tokenizer, source, checkpoint.info, seconds=time.perf_counter() - started
+    )
+    if line := unknown_line(summary["unknown_characters"]):
+        warn(line)
+    if line := unknown_line(summary["unknown_target_characters"], "in the target, "):
+        warn(line)
+    return arrays, summary
