@@ -111,7 +111,7 @@ def test_heads_and_attribute_show_their_passes(tiny_checkpoint_path, monkeypatch
     assert drawn[0][0] == "heads" and drawn[-1][1] == 100 and drawn[-1][2].endswith("zeroed")
     argv = ["attribute", *checkpoint, "--text", "reverse: ab", "--step", "1", "--ig-steps", "2"]
     code, out, err = run_in_terminal(monkeypatch, capsys, argv)
-    assert code == 0 and out.startswith("step   1")
+    assert code == 0 and out.splitlines()[1].startswith("step   1")  # under the table's key line
     drawn = bars(err)
     assert drawn[0] == ("attribute", drawn[0][1], "the model's pass") and drawn[-1][:2] == ("attribute", 100)
 
