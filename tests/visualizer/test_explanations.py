@@ -88,3 +88,16 @@ def test_a_screenshot_run_neither_reads_nor_writes_the_choice(qtbot, settings):
     assert session.explanations is True and shown(masks)
     window.close()
     assert str(settings.value("explanations")).lower() == "false"  # nothing written
+
+
+def test_a_page_whose_words_follow_the_model_folds_the_same_words(harness):
+    """The Masks page words its explanation after the model shown (an RNN's additive scores are
+    not QKᵀ): the folded line is the explanation the page shows, not the one it had first."""
+    from model.shipped import rnn_checkpoint_path
+
+    harness.window.resize(1024, 700)
+    masks = panel(harness, "masks")
+    harness.open(rnn_checkpoint_path("additive"))
+    harness.qtbot.waitUntil(lambda: "tanh" in masks.explanation.text())
+    assert masks.explanation_line.full == plain_text(masks.explanation.text())
+    assert "tanh" in masks.explanation_line.full

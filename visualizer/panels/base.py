@@ -138,11 +138,16 @@ class ConceptPanel(QWidget):
         return ""
 
     def on_language_changed(self, language: str) -> None:
-        text = self.explain(language)
-        self.explanation.setText(text)
-        self.explanation_line.set_full_text(plain_text(text))
+        self.set_explanation(self.explain(language))
         self.show_explanation()  # its tool tips
         self.on_state_changed()
+
+    def set_explanation(self, text: str) -> None:
+        """The explanation, unfolded and as its folded line; a page whose words follow the model
+        or the kind shown calls it again when they change."""
+        if self.explanation.text() != text:
+            self.explanation.setText(text)
+            self.explanation_line.set_full_text(plain_text(text))
 
     def on_state_changed(self, *_args) -> None:
         self.stale = True

@@ -192,8 +192,7 @@ class MasksPanel(ConceptPanel):
     def refresh(self) -> None:
         language = self.session.language
         explained = self.explain(language)  # it follows the model and the kind shown
-        if self.explanation.text() != explained:
-            self.explanation.setText(explained)
+        self.set_explanation(explained)
         self.name_generated_mode(tr(GENERATED_MODE, language))  # another model, another start
         self.fill_kinds()
         self.kind.blockSignals(True)
