@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from model.generation.decoding_settings import DecodingSettings
+from model.generation.unknown_copy import CopiedUnknown, copied_unknowns, text_with_copies
 
 if TYPE_CHECKING:
     from model.interface import FamilyInfo, Interventions, Tokenizer
@@ -107,8 +108,20 @@ class GenerationSnapshot:
         """What the decoder read at each step: <bos>, out[0], out[1], ..."""
         return [self.tokenizer.token_text(s.input_id) for s in self.steps]
 
-    def output_text(self, steps: int | None = None) -> str:
-        return self.tokenizer.decode(self.output_ids[:steps])
+    @property
+    def copies(self) -> dict[int, CopiedUnknown]:
+        """Output position → the source character its ``<unk>`` was filled with by attention
+        (``model.generation.unknown_copy``); empty when no output ``<unk>`` has one."""
+        return copied_unknowns(self.encoder, self.steps, self.info, self.tokenizer)
+
+    def output_text(self, steps: int | None = None, *, copy_unknowns: bool = True) -> str:
+        """The output up to ``<eos>`` (of the first ``steps`` steps); each ``<unk>`` that
+        attention copied shows the copied character, unless ``copy_unknowns`` is False (then
+        every ``<unk>`` is U+FFFD, as the tokenizer decodes it)."""
+        ids = self.output_ids[:steps]
+        if not copy_unknowns:
+            return self.tokenizer.decode(ids)
+        return text_with_copies(self.tokenizer, ids, self.copies)
 
     @property
     def nbytes(self) -> int:

@@ -123,7 +123,10 @@ def generation_summary(snapshot: GenerationSnapshot) -> dict:
         "unknown_characters": [{"position": p, "character": c} for p, c in snapshot.encoder.unknown],
         "decoder_input_tokens": token_texts(tokenizer, [s.input_id for s in snapshot.steps]),
         "output_tokens": token_texts(tokenizer, snapshot.output_ids),
+        # each <unk> the model wrote filled with the source character attention points at
         "output_text": snapshot.output_text(),
+        "output_text_as_written": snapshot.output_text(copy_unknowns=False),  # <unk> as U+FFFD
+        "copied_unknowns": [copy.to_dict() for copy in snapshot.copies.values()],
         "stop_reason": snapshot.stop_reason,
         **model_summary(snapshot.info),
         "decoding": snapshot.settings.to_dict(),

@@ -30,3 +30,17 @@ def _unique(text: str) -> str:
 
 CJK_CHARACTERS: str = _unique(COMMON_CJK + "".join(EXTRA_CJK_WORDS))
 TEXT_CHARACTERS: str = PRINTABLE_ASCII + CJK_CHARACTERS  # what reverse: and sort: accept
+
+
+# Characters outside the vocabulary, standing in for the unknown ones a person types: Chinese
+# characters beyond the 333 (爱 among them), accented Latin, Greek and Cyrillic letters. The
+# tokenizer reads every one as <unk>; training draws them so that the model learns to write
+# <unk> where one stands (the rare-word lesson: the character is then copied from the source
+# position cross-attention points at), and the held-out check draws them the same way.
+_OUTSIDE_CANDIDATES = (
+    "爱吗呢吧啊哪请让路城市春夏秋冬雨雪风花草树林森星云江河湖海岛桥船车站店饭茶酒衣鞋伞灯窗床桌椅"
+    "éèêëàâäçñöüßøåæíóúÉÑÖÜ"
+    "αβγδεζηθλμπσφψωΔΣΩ"
+    "бгджзийлпфцчшщыэюяБГДЖЗЛПФЦЧШЩЭЮЯ"
+)
+OUTSIDE_CHARACTERS: str = "".join(c for c in dict.fromkeys(_OUTSIDE_CANDIDATES) if c not in TEXT_CHARACTERS)

@@ -28,12 +28,16 @@ from model.tasks.synthetic import (
 TRAINED_ON = "trained_on"  # the metadata key
 
 
-def trained_on(tasks: Sequence[str]) -> dict:
-    """The description of the training data that ``attnviz train`` records for ``tasks``."""
+def trained_on(tasks: Sequence[str], unknown_rate: float = 0.0) -> dict:
+    """The description of the training data that ``attnviz train`` records for ``tasks``;
+    ``unknown_rate`` > 0: reverse: was also trained with characters outside the vocabulary."""
     description: dict = {"tasks": list(tasks)}
     if any(task in TEXT_TASKS for task in tasks):
         description["text_characters"] = TEXT_CHARACTERS
         description["max_input_len"] = MAX_INPUT_LEN
+    if unknown_rate > 0 and "reverse" in tasks:
+        # the tasks on which the model writes <unk> where an unknown character stands
+        description["unknown_characters"] = ["reverse"]
     if "date" in tasks:
         description["date_forms"] = list(DATE_FORMS)
         description["years"] = [MIN_YEAR, MAX_YEAR]
@@ -46,7 +50,9 @@ def trained_on(tasks: Sequence[str]) -> dict:
 class Finding:
     """One way a source lies outside the training data, as a code and the values to show."""
 
-    code: str  # no_prefix, unknown_task, characters, too_long, empty, date_form, pick_category
+    # no_prefix, unknown_task, characters, copied, sort_unknown, too_long, empty, date_form,
+    # pick_category
+    code: str
     values: dict = field(default_factory=dict)
 
 
@@ -65,7 +71,7 @@ def outside_training(source: str, description: dict | None) -> list[Finding]:
         known = set(str(description.get("text_characters", "")))
         unseen = "".join(dict.fromkeys(c for c in text if c not in known))
         if unseen:
-            findings.append(Finding("characters", {"task": task, "characters": unseen}))
+            findings.append(unknown_characters_finding(task, unseen, description))
         longest = description.get("max_input_len")
         if isinstance(longest, int) and len(text) > longest:
             findings.append(Finding("too_long", {"task": task, "length": len(text), "longest": longest}))
@@ -78,6 +84,20 @@ def outside_training(source: str, description: dict | None) -> list[Finding]:
         if text not in categories:
             findings.append(Finding("pick_category", {"category": text, "categories": categories}))
     return findings
+
+
+def unknown_characters_finding(task: str, unseen: str, description: dict) -> Finding:
+    """Characters outside the training data: on a task trained with unknown characters the
+    model writes ``<unk>`` in their place and the app copies them by attention ("copied");
+    ``sort:`` cannot know where such a character belongs ("sort_unknown", when the model was
+    trained with unknowns elsewhere); otherwise they were simply never seen ("characters")."""
+    trained = description.get("unknown_characters")
+    trained = [str(t) for t in trained] if isinstance(trained, list) else []
+    if task in trained:
+        return Finding("copied", {"task": task, "characters": unseen})
+    if task == "sort" and trained:
+        return Finding("sort_unknown", {"characters": unseen})
+    return Finding("characters", {"task": task, "characters": unseen})
 
 
 def date_findings(text: str, description: dict) -> list[Finding]:

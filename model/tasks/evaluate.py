@@ -37,12 +37,17 @@ from model.tasks.synthetic import (
     make_example,
     pick_distribution,
     split_source,
+    unknowns_example,
 )
 from model.transformer.greedy import greedy_decode_batch
 from model.transformer.model import Transformer
 
 LENGTH_BUCKETS: tuple[tuple[int, int], ...] = tuple((lo, lo + 7) for lo in range(1, MAX_INPUT_LEN, 8))
 AMBIGUOUS = "date ambiguous"
+# reverse: of inputs with 1-3 characters outside the vocabulary, exact after each output <unk>
+# is filled with the source character cross-attention points at (model.generation.unknown_copy)
+UNKNOWNS = "reverse unknown"
+UNKNOWN_COUNTS = (1, 2, 3)
 SLASH_FORMS = ("dd/mm/yyyy", "mm/dd/yyyy")
 # key -> (lowest accuracy, or highest distance for "pick/…"); "/*" applies to every such key
 TARGETS: dict[str, float] = {
@@ -53,6 +58,7 @@ TARGETS: dict[str, float] = {
     "date": 0.99,
     "date/*": 0.97,
     AMBIGUOUS: 0.99,
+    UNKNOWNS: 0.95,
     "pick/*": 0.05,
 }
 
@@ -164,6 +170,8 @@ class EvalReport:
 def row_order(key: str) -> tuple:
     task, _, rest = key.partition("/")
     place = TASK_NAMES.index(task) if task in TASK_NAMES else len(TASK_NAMES)
+    if task == UNKNOWNS:
+        place = TASK_NAMES.index("reverse") + 0.5  # after reverse's lengths
     if not rest:
         return (place, task, -1, "")
     if rest in DATE_FORMS:
@@ -300,7 +308,42 @@ def evaluate_model(
         return family_logprobs(model, sources, targets)
 
     decode = fitting(partial(greedy_texts, model), model.tokenizer, model.info.max_source_len)
-    return evaluate_with(decode, score, n_per_task, seed, batch_size, tasks, per_form)
+    result = evaluate_with(decode, score, n_per_task, seed, batch_size, tasks, per_form)
+    if "reverse" in tasks and model.info.alignment_kind is not None:
+        evaluate_unknowns(model, n_per_task, seed, result)
+    return result
+
+
+def unknowns_examples(n: int, seed: int) -> list[tuple[int, Example]]:
+    """``n`` held-out ``reverse:`` examples with 1, 2 or 3 unknown characters (a third each),
+    each with its count; a stream of its own, so the other tasks' examples stay as they were."""
+    rng = random.Random(f"held-out-unknowns-{seed}")
+    counts = [UNKNOWN_COUNTS[i % len(UNKNOWN_COUNTS)] for i in range(n)]
+    return [(count, unknowns_example(rng, count)) for count in counts]
+
+
+def evaluate_unknowns(model: ModelFamily, n: int, seed: int, result: EvalReport) -> None:
+    """Count, into ``result``, exact match of greedy ``reverse:`` with unknown characters after
+    copying by attention: each example is stepped with its attention captured, and its output
+    read with every ``<unk>`` filled (``GenerationSnapshot.output_text``)."""
+    from model.generation.engine import GenerationEngine
+
+    examples = unknowns_examples(n, seed)
+    for index, (count, example) in enumerate(examples):
+        if index % 25 == 0:
+            report(index / len(examples), "decoding reverse: with unknown characters")
+        if len(model.tokenizer.encode_source(example.source).ids) > model.info.max_source_len:
+            output = TOO_LONG
+        else:
+            engine = GenerationEngine(model, example.source)
+            engine.run_to_end()
+            output = engine.snapshot().output_text()
+        ok = output == example.target
+        result.count(UNKNOWNS, ok)
+        result.count(f"{UNKNOWNS}/{count}", ok)
+        if not ok:
+            result.failures.append((example.source, example.target, output))
+    report(1.0, "done")
 
 
 TOO_LONG = "(longer than the model's maximum length)"

@@ -15,6 +15,7 @@ from model.tasks.synthetic import DATE_FORMS, PICK_NAMES, TEXT_STYLES, make_exam
 class ChosenExample:
     source: str
     note: str  # English; the menu translates it
+    unknown: str = ""  # the characters outside the vocabulary it holds on purpose
 
 
 CHOSEN: dict[str, tuple[ChosenExample, ...]] = {
@@ -23,6 +24,7 @@ CHOSEN: dict[str, tuple[ChosenExample, ...]] = {
         ChosenExample("reverse: Attention Is All You Need", "a sentence"),
         ChosenExample("reverse: 注意力机制", "Chinese"),
         ChosenExample("reverse: 你好, world 2026", "mixed scripts"),
+        ChosenExample("reverse: 我爱你, déjà vu", "unknown characters, copied by attention", unknown="爱éà"),
     ),
     "sort": (
         ChosenExample("sort: Hello World", "by code point: space, capitals, then lowercase"),

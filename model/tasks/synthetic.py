@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from model.tasks.charset import CJK_CHARACTERS, PRINTABLE_ASCII, TEXT_CHARACTERS
+from model.tasks.charset import CJK_CHARACTERS, OUTSIDE_CHARACTERS, PRINTABLE_ASCII, TEXT_CHARACTERS
 from model.tasks.dates import (  # noqa: F401  (re-exported: the task's public names)
     CJK_DIGITS,
     CJK_TEN,
@@ -190,6 +190,36 @@ def make_example(
     text = text_input(rng, length, form)
     target = text[::-1] if task == "reverse" else "".join(sorted(text))
     return Example(task, f"{task}: {text}", target, form)
+
+
+def with_unknowns(example: Example, positions: Sequence[int], rng: random.Random) -> Example:
+    """``example`` (a ``reverse:`` one) with the input characters at ``positions`` replaced by
+    characters outside the vocabulary (``OUTSIDE_CHARACTERS``), which the tokenizer reads as
+    ``<unk>``; the target is the new input reversed, so it holds them mirrored."""
+    if example.task != "reverse":
+        raise ValueError("unknown characters are trained and measured on reverse: only")
+    text = list(split_source(example.source)[1])
+    for position in positions:
+        text[position] = rng.choice(OUTSIDE_CHARACTERS)
+    new_text = "".join(text)
+    return Example("reverse", f"reverse{PREFIX_SEP}{new_text}", new_text[::-1], example.form)
+
+
+def sprinkle_unknowns(example: Example, rate: float, rng: random.Random) -> Example:
+    """Each input character of a ``reverse:`` example becomes unknown with probability ``rate``."""
+    if example.task != "reverse" or rate <= 0:
+        return example
+    length = len(split_source(example.source)[1])
+    positions = [i for i in range(length) if rng.random() < rate]
+    return with_unknowns(example, positions, rng) if positions else example
+
+
+def unknowns_example(rng: random.Random, count: int, length: int | None = None) -> Example:
+    """A held-out ``reverse:`` example with exactly ``count`` unknown characters (1-3 in the
+    rare-word check), at distinct positions of an input of at least ``count`` characters."""
+    length = rng.randint(max(1, count), MAX_INPUT_LEN) if length is None else length
+    example = make_example("reverse", rng, length=length)
+    return with_unknowns(example, rng.sample(range(length), count), rng)
 
 
 def draw_examples(

@@ -38,6 +38,7 @@ from model.tasks.synthetic import (
     Example,
     answers,
     make_example,
+    sprinkle_unknowns,
     task_alphabet,
 )
 from model.tasks.user_data import DATA_TASK, UserData
@@ -62,7 +63,7 @@ def draw_training_examples(recipe: TrainRecipe, rng: random.Random) -> list[Exam
             length = rng.randint(recipe.min_length, recipe.max_length or MAX_INPUT_LEN)
         elif task in TEXT_TASKS and rng.random() < recipe.long_bias:
             length = rng.randint(MAX_INPUT_LEN // 2, MAX_INPUT_LEN)
-        examples.append(make_example(task, rng, length=length))
+        examples.append(sprinkle_unknowns(make_example(task, rng, length=length), recipe.unknown_rate, rng))
     return examples
 
 
@@ -389,7 +390,11 @@ def training_info(
         "recipe_name": name,
         "recipe": asdict(recipe),
         # what the window warns about when a source is outside it (the user's data: nothing known)
-        **({TRAINED_ON: trained_on(recipe.tasks)} if data is None else {"data": data.description()}),
+        **(
+            {TRAINED_ON: trained_on(recipe.tasks, recipe.unknown_rate)}
+            if data is None
+            else {"data": data.description()}
+        ),
         "steps_done": steps,
         "train_seconds": round(seconds, 1),
         "torch": torch.__version__,

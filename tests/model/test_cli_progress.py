@@ -169,7 +169,7 @@ def test_train_help_lists_every_recipe_without_importing_torch():
     )
     assert result.returncode == 0 and result.stderr.strip() == "False", result.stderr
     listed = " ".join(result.stdout.split()).replace("- ", "-")  # argparse wraps at hyphens
-    assert len(RECIPES) == 12
+    assert len(RECIPES) == 13
     for recipe in RECIPES:
         assert f" {recipe}," in listed or f" {recipe} " in listed, recipe
     assert main(["train", "--config", "huge", "--out", "x.safetensors"]) == 2

@@ -183,13 +183,18 @@ def test_the_transformer_supports_every_panel_but_the_relative_bias(tiny_checkpo
 
 
 def test_evaluation_runs_on_any_family(toy, tiny_checkpoint):
-    from model.tasks.evaluate import TOO_LONG, evaluate, evaluate_model
+    from model.tasks.evaluate import TOO_LONG, UNKNOWNS, evaluate, evaluate_model, unknowns_examples
 
     report = evaluate_model(toy, n_per_task=3, seed=2)
     assert sum(report.total.values()) >= 9 and 0.0 <= report.accuracy("reverse") <= 1.0
-    # the Transformer's batched path and the engine give the same greedy outputs
+    # the Transformer's batched path and the engine give the same greedy outputs on the tasks
+    # both measure (reverse: with unknown characters is stepped by the engine only: it copies by
+    # the captured attention), and a source longer than the model reads fails, as it does there
     batched = evaluate_model(tiny_checkpoint, n_per_task=3, seed=2, per_form=False)
-    assert batched.failures == evaluate(tiny_checkpoint.model, tiny_checkpoint.tokenizer, 3, seed=2).failures
+    with_unknowns = {example.source for _, example in unknowns_examples(3, 2)}
+    shared = [failure for failure in batched.failures if failure[0] not in with_unknowns]
+    assert shared == evaluate(tiny_checkpoint.model, tiny_checkpoint.tokenizer, 3, seed=2).failures
+    assert batched.total[UNKNOWNS] == 3
     sources = [source for source, _, got in batched.failures if got != TOO_LONG][:3]
     from model.generation.engine import engine_greedy_texts
 

@@ -29,10 +29,12 @@ def test_it_is_the_documented_default_model(shipped):
     )
     assert config.norm_placement == "post" and config.positional == "sinusoidal"
     assert default_checkpoint_path().stat().st_size < 10 * 1024**2
-    # two stages: default, then calibrate from its weights
-    assert shipped.metadata["recipe_name"] == "calibrate"
-    assert shipped.metadata["initialized_from"]["recipe_name"] == "default"
+    # three stages: default, calibrate from its weights, then unknowns from those
+    assert shipped.metadata["recipe_name"] == "unknowns"
+    assert shipped.metadata["initialized_from"]["recipe_name"] == "calibrate"
+    assert shipped.metadata["initialized_from"]["initialized_from"]["recipe_name"] == "default"
     assert shipped.metadata["trained_on"]["max_input_len"] == 48
+    assert shipped.metadata["trained_on"]["unknown_characters"] == ["reverse"]
 
 
 PINNED = {

@@ -41,7 +41,7 @@ def test_each_is_the_documented_model(shipped_rnn):
     now = json.loads(json.dumps(dataclasses.asdict(RECIPES[recipe])))
     defaults = {f.name: f.default for f in dataclasses.fields(RECIPES[recipe])}
     added = set(now) - set(shipped_rnn.metadata["recipe"])
-    assert added <= {"min_length", "max_length"}
+    assert added <= {"min_length", "max_length", "unknown_rate"}
     assert all(now.pop(name) == defaults[name] for name in added)
     assert shipped_rnn.metadata["recipe"] == now
     assert shipped_rnn.metadata["stored_as"] == "float16"

@@ -2,8 +2,9 @@
 
 What the window says about a source, the command line says too, on stderr, one line each
 (``warnings``): how the source lies outside what the model was trained on (the amber line under
-the window's source box: ``visualizer.state.findings``), the characters read as ``<unk>``, and
-a generation stopped at the model's maximum length.
+the window's source box: ``visualizer.state.findings``), the characters read as ``<unk>``, each
+output ``<unk>`` filled with the source character attention points at (the timeline's violet
+chips), and a generation stopped at the model's maximum length.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ def generated(checkpoint, source: str, settings) -> tuple[dict, dict]:
     from model.core.threads import step_threads
     from model.generation.engine import GenerationEngine
     from model.generation.trace import generation_arrays, generation_summary
+    from visualizer.state.token_labels import copy_description
 
     torch.set_num_threads(step_threads(checkpoint.info.parameters))
     engine = GenerationEngine(checkpoint, source, settings)
@@ -98,6 +100,9 @@ def generated(checkpoint, source: str, settings) -> tuple[dict, dict]:
     arrays, summary = generation_arrays(snapshot), generation_summary(snapshot)
     if line := unknown_line(summary["unknown_characters"]):
         warn(line)
+    kind = checkpoint.info.alignment_kind
+    for copy in snapshot.copies.values():
+        warn(f"out[{copy.step}]: " + copy_description(copy, kind.title if kind else copy.kind, "en"))
     if engine.stop_reason == "max_length":
         warn(f"stopped at the maximum length of {engine.max_steps} tokens")
     return arrays, summary

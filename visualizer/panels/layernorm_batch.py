@@ -194,4 +194,3 @@ class PaddedBatchPage:
         title(self.ln_mean_plot, words["ln_mean"].format(row=row), ln_legend)
         title(self.ln_std_plot, words["ln_std"].format(row=row), [])
         self.bn_std_plot.setLabel("bottom", tr("feature", language))
-

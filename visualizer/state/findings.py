@@ -28,6 +28,20 @@ def describe(finding: Finding, language: str) -> str:
         return trf("“{task}:” is not a task this model was trained on ({tasks})", language, **values)
     if code == "characters":
         return trf("{characters} never appeared in {task}: training", language, **values)
+    if code == "copied":
+        return trf(
+            "{characters} not in the vocabulary: the model writes <unk> in their place, and each "
+            "is copied from the source position cross-attention points at (violet in the output)",
+            language,
+            **values,
+        )
+    if code == "sort_unknown":
+        return trf(
+            "sort: cannot know where an unknown character belongs ({characters} has no place in "
+            "the vocabulary's order): a copied character stands where the model wrote <unk>",
+            language,
+            **values,
+        )
     if code == "too_long":
         return trf(
             "{longest} characters is the longest {task}: input this model was trained on "

@@ -212,6 +212,10 @@
         <translation>中英文混合</translation>
     </message>
     <message>
+        <source>unknown characters, copied by attention</source>
+        <translation>未知字符，由注意力复制</translation>
+    </message>
+    <message>
         <source>by code point: space, capitals, then lowercase</source>
         <translation>按码位排序：空格、大写字母，然后小写字母</translation>
     </message>
@@ -634,6 +638,10 @@
     <message>
         <source>decoding held-out examples</source>
         <translation>解码留出集样例</translation>
+    </message>
+    <message>
+        <source>decoding reverse: with unknown characters</source>
+        <translation>解码含未知字符的 reverse: 样例</translation>
     </message>
     <message>
         <source>scoring pick:'s answers</source>
@@ -1717,6 +1725,18 @@
     <message>
         <source>{characters} never appeared in {task}: training</source>
         <translation>{characters} 在 {task}: 的训练数据里从未出现过</translation>
+    </message>
+    <message>
+        <source>{characters} not in the vocabulary: the model writes &lt;unk&gt; in their place, and each is copied from the source position cross-attention points at (violet in the output)</source>
+        <translation>{characters} 不在词表中：模型在它们的位置写 &lt;unk&gt;，每个字符再从交叉注意力所指的源位置复制过来（输出中以紫色标出）</translation>
+    </message>
+    <message>
+        <source>sort: cannot know where an unknown character belongs ({characters} has no place in the vocabulary's order): a copied character stands where the model wrote &lt;unk&gt;</source>
+        <translation>sort: 无法知道未知字符该排在哪里（{characters} 在词表的顺序里没有位置）：复制来的字符放在模型写 &lt;unk&gt; 的地方</translation>
+    </message>
+    <message>
+        <source>{character} copied by attention from source position {position} (the model wrote &lt;unk&gt;): {kind}, layer {layer}, head {head} put {weight} there, the layer's mean {mean}</source>
+        <translation>{character} 由注意力从源位置 {position} 复制而来（模型写的是 &lt;unk&gt;）：{kind}第 {layer} 层第 {head} 个头在那里的权重为 {weight}，该层平均 {mean}</translation>
     </message>
     <message>
         <source>{longest} characters is the longest {task}: input this model was trained on (this one has {length})</source>

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QS
 from visualizer.i18n import tr, trf
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
-from visualizer.state.token_labels import start_token
+from visualizer.state.token_labels import copy_description, start_token
 from visualizer.widgets.heatmap import display_token
 
 BUTTONS_PER_PASS = 16
@@ -20,6 +20,8 @@ QPushButton { padding: 3px 5px; font-size: 13pt; border: 1px solid #555;
 QPushButton:checked { background: #ffb300; color: #000; border-color: #ffb300; }
 QPushButton:flat { color: #888; }
 QPushButton[forced="true"] { border: 2px solid #4fc3f7; }
+QPushButton[copied="true"] { color: #e1bee7; border: 1px dashed #ce93d8; text-decoration: underline; }
+QPushButton[copied="true"]:checked { color: #4a148c; }
 """
 
 
@@ -90,6 +92,8 @@ class Timeline(QScrollArea):
             self.start.setToolTip(tr("before the first step: only the encoder has run", language))
         self.start.setVisible(snapshot is not None)
         steps = snapshot.steps if snapshot is not None else ()
+        copies = snapshot.copies if snapshot is not None else {}
+        kind = snapshot.info.alignment_kind if snapshot is not None else None
         while len(self.buttons) > len(steps):
             button = self.buttons.pop()
             self.records.pop()
@@ -106,16 +110,20 @@ class Timeline(QScrollArea):
             if self.records[step] is record:  # a step kept from the last snapshot: nothing to do
                 continue
             self.records[step] = record
-            label = display_token(snapshot.tokenizer.token_text(record.token_id))
+            copy = copies.get(record.position)
+            label = display_token(copy.character if copy else snapshot.tokenizer.token_text(record.token_id))
             button.setText(label)
-            if bool(button.property("forced")) != record.forced:
-                button.setProperty("forced", record.forced)
+            marks = {"forced": record.forced, "copied": copy is not None}
+            if any(bool(button.property(name)) != value for name, value in marks.items()):
+                for name, value in marks.items():
+                    button.setProperty(name, value)
                 restyle(button)  # a dynamic property is matched when polished: polish again
             chosen_p = record.filtered_probs[record.token_id]
             how = tr("forced by you", language) if record.forced else f"p = {chosen_p:.3f}"
-            button.setToolTip(
-                trf("step {n}: {token} ({how})", language, n=step + 1, token=repr(label), how=how)
-            )
+            tip = trf("step {n}: {token} ({how})", language, n=step + 1, token=repr(label), how=how)
+            if copy is not None:
+                tip += "\n" + copy_description(copy, kind.title if kind else copy.kind, language)
+            button.setToolTip(tip)
         stop_reason = snapshot.stop_reason if snapshot else None
         if stop_reason == "eos":
             self.ending.setText(tr("■ end of sequence", self.session.language))

@@ -24,12 +24,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from model.generation.unknown_copy import copied_offsets, text_segments
 from visualizer.i18n import Translator, tr, trf
 from visualizer.panels.base import ConceptPanel
 from visualizer.panels.page import PanelPage, panel_class
 from visualizer.panels.registry import PANELS
 from visualizer.state.events import Subscriptions
 from visualizer.state.session import COLORMAPS, Session
+from visualizer.state.token_labels import copy_description
 from visualizer.widgets.attention_grid import AttentionGrid
 from visualizer.widgets.controls import DecodingControls, SourceBar, StepControls
 from visualizer.widgets.head_detail import HeadDetail
@@ -404,9 +406,15 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         step = trf("step {step} of {count}", language, step=cursor + 1, count=count)
         self.setWindowTitle(f"{tr('Attention Visualizer', language)} — {model} — {step}")
         shown = snapshot.output_text(cursor + 1)
-        ahead = snapshot.output_text()[len(shown) :]
+        whole = text_segments(snapshot.tokenizer, snapshot.output_ids, snapshot.copies)
+        ahead = "".join(text for text, _ in whole)[len(shown) :]
         where = trf("(step {step} of {count})", language, step=cursor + 1, count=count)
-        self.output_label.show_output(tr("Output:", language), shown, ahead, where)
+        kind = snapshot.info.alignment_kind
+        copied = {
+            offset: copy_description(copy, kind.title if kind else copy.kind, language)
+            for offset, copy in copied_offsets(whole).items()
+        }
+        self.output_label.show_output(tr("Output:", language), shown, ahead, where, copied)
 
     def on_view_changed(self) -> None:
         kinds = self.session.kinds
