@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from model.source import PreparedSource, Source, prepare_text
+
 if TYPE_CHECKING:
     import torch
 
@@ -352,11 +354,32 @@ class ModelFamily(ABC):
     def to(self, device: torch.device) -> None:
         """Move the weights (the caller falls back to CPU if this raises)."""
 
+    def prepare_source(self, source: Source) -> PreparedSource:
+        """``source`` as this family's encoder reads it, with the axis of its positions; a
+        ``SourceError`` says, in the family's words, why it cannot. The default, for text
+        families: the tokenizer's ids, at most ``info.max_source_len`` of them."""
+        return prepare_text(source, self.tokenizer, self.info.max_source_len, self.info.display_name)
+
+    def source_batch(
+        self, prepared: Sequence[PreparedSource], device: torch.device | str
+    ) -> tuple[torch.Tensor, torch.Tensor] | None:
+        """The encoder's input for prepared sources of another medium than text, and (B, S)
+        True where a position is padding. None, the default (text families): their ids, padded
+        to the longest (``model.core.batching.source_tensors`` does it)."""
+        return None
+
+    def prompt_token(self, position: int) -> tuple[int, ...] | None:
+        """The tokens output position ``position`` is given by the model's own prompt (Whisper's
+        language, task and no-timestamps; several where the model chooses among them, as for a
+        language it detects), or None where the model generates freely (the default)."""
+        return None
+
     @abstractmethod
     def encode(
         self, src: torch.Tensor, src_pad: torch.Tensor, interventions: Interventions, capture: bool = True
     ) -> EncodeOutput:
-        """Run the encoder over ``src`` (B, S) ids; ``src_pad`` (B, S) True at padding."""
+        """Run the encoder over ``src``, what ``source_batch`` made: (B, S) ids for text, the
+        family's own features for other media; ``src_pad`` (B, S) True at padding."""
 
     @abstractmethod
     def start(self, encoded: EncodeOutput) -> Any:

@@ -29,7 +29,20 @@ CORPUS = [
     "où est la gare ? à gauche !",
     "numbers 0 1 2 3 4 5 6 7 8 9",
 ]
-KINDS = ("marian", "bart", "mbart", "t5", "nllb")
+KINDS = ("marian", "bart", "mbart", "t5", "nllb")  # text models
+SPEECH_KINDS = ("whisper",)  # speech models, which read audio files
+# Whisper's special tokens, in its order (the start of transcript, languages, tasks, no-timestamps)
+WHISPER_SPECIAL = [
+    "<|endoftext|>",
+    "<|startoftranscript|>",
+    "<|en|>",
+    "<|fr|>",
+    "<|translate|>",
+    "<|transcribe|>",
+    "<|notimestamps|>",
+]
+# a short window (2 s: 200 mel frames, 100 encoder positions) keeps the tiny model's steps fast
+WHISPER_WINDOW_S = 2
 SMALL = dict(
     d_model=16,
     encoder_layers=2,
@@ -160,6 +173,42 @@ def build(kind: str, folder: Path, **sizes):
         config = transformers.M2M100Config(vocab_size=len(tokenizer), **FAIRSEQ_IDS, **small)
         model = transformers.M2M100ForConditionalGeneration(config)
         model.generation_config.max_length = 20
+    elif kind == "whisper":
+        vocab_map, merges = trained_bpe(WHISPER_SPECIAL, 300, byte_level=True)
+        tokenizer = transformers.WhisperTokenizer(vocab=vocab_map, merges=merges, unk_token="<|endoftext|>")
+        ids = {token: tokenizer.convert_tokens_to_ids(token) for token in WHISPER_SPECIAL}
+        config = transformers.WhisperConfig(
+            vocab_size=len(tokenizer),
+            num_mel_bins=80,
+            d_model=16,
+            encoder_layers=2,
+            decoder_layers=2,
+            encoder_attention_heads=2,
+            decoder_attention_heads=4,
+            encoder_ffn_dim=32,
+            decoder_ffn_dim=32,
+            max_source_positions=WHISPER_WINDOW_S * 50,
+            max_target_positions=32,
+            pad_token_id=ids["<|endoftext|>"],
+            bos_token_id=ids["<|endoftext|>"],
+            eos_token_id=ids["<|endoftext|>"],
+            decoder_start_token_id=ids["<|startoftranscript|>"],
+            begin_suppress_tokens=None,
+            suppress_tokens=None,
+        )
+        model = transformers.WhisperForConditionalGeneration(config)
+        generation = model.generation_config
+        generation.decoder_start_token_id = ids["<|startoftranscript|>"]
+        generation.eos_token_id = generation.pad_token_id = ids["<|endoftext|>"]
+        generation.no_timestamps_token_id = ids["<|notimestamps|>"]
+        generation.lang_to_id = {"<|en|>": ids["<|en|>"], "<|fr|>": ids["<|fr|>"]}
+        generation.task_to_id = {"translate": ids["<|translate|>"], "transcribe": ids["<|transcribe|>"]}
+        generation.is_multilingual = True
+        generation.suppress_tokens = [vocab_map["Ġthe"]] if "Ġthe" in vocab_map else [40]
+        generation.begin_suppress_tokens = [ids["<|endoftext|>"]]
+        generation.alignment_heads = [[1, 0], [1, 2]]
+        generation.max_length = 16
+        generation.forced_decoder_ids = None
     elif kind == "t5":
         tokenizer = t5_tokenizer()
         config = transformers.T5Config(
@@ -191,7 +240,23 @@ def write_hf_model(kind: str, folder: Path, **sizes) -> Path:
     tokenizer, model = build(kind, folder, **sizes)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
+    if kind in SPEECH_KINDS:  # what turns a waveform into the log-mel spectrogram the encoder reads
+        features = transformers.WhisperFeatureExtractor(feature_size=80, chunk_length=WHISPER_WINDOW_S)
+        features.save_pretrained(folder)
     return folder
+
+
+def write_tone(path: Path, seconds: float = 1.2, rate: int = 16000) -> Path:
+    """A WAV of two tones with a silence between them: something for a speech model to hear."""
+    import numpy as np
+
+    from model.audio import save_wav
+
+    t = np.arange(int(seconds * rate)) / rate
+    wave = np.where(t < seconds / 3, np.sin(2 * np.pi * 440 * t), 0.0)
+    wave = wave + np.where(t > 2 * seconds / 3, 0.5 * np.sin(2 * np.pi * 880 * t), 0.0)
+    save_wav(path, (0.3 * wave).astype(np.float32), rate)
+    return path
 
 
 if __name__ == "__main__":  # python -m tests.hf_factories nllb FOLDER: the README's random example

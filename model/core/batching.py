@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 from torch import Tensor
 
 from model.core.tokenizer import CharTokenizer
+
+if TYPE_CHECKING:
+    from model.interface import ModelFamily
+    from model.source import PreparedSource
 
 
 def pad_ids(
@@ -21,6 +26,17 @@ def pad_ids(
         ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
     ids = ids.to(device)
     return ids, ids == pad_id
+
+
+def source_tensors(
+    model: ModelFamily, prepared: Sequence[PreparedSource], device: torch.device | str = "cpu"
+) -> tuple[Tensor, Tensor]:
+    """The encoder's input for sources ``model`` prepared (``ModelFamily.prepare_source``), and
+    (B, S) True at padding: the family's own batch (audio features), or the text ids padded."""
+    batch = model.source_batch(prepared, device)
+    if batch is not None:
+        return batch
+    return pad_ids([p.ids for p in prepared], model.tokenizer.pad_id, device)
 
 
 def encode_sources(

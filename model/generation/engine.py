@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from model.core.batching import encode_sources
+from model.core.batching import source_tensors
 from model.generation.decoding import (
     BeamResult,
     DecodingSettings,
@@ -32,10 +32,7 @@ from model.generation.decoding import (
 )
 from model.generation.records import EncoderRecord, GenerationSnapshot, StepRecord
 from model.interface import NO_INTERVENTIONS, EncodeOutput, Interventions, ModelFamily
-
-
-class SourceError(ValueError):
-    """The source text cannot be run; the message says why in one line."""
+from model.source import PreparedSource, Source, SourceError  # noqa: F401 (SourceError: where callers look)
 
 
 @dataclass
@@ -43,7 +40,7 @@ class GenerationEngine:
     """One source, stepped through generation one token at a time."""
 
     model: ModelFamily
-    source: str
+    source: Source
     settings: DecodingSettings = field(default_factory=DecodingSettings)
     interventions: Interventions = NO_INTERVENTIONS
     capture: bool = True  # False only to measure what capture costs
@@ -125,6 +122,7 @@ class GenerationEngine:
             {kind: numpy_of(row) for kind, row in out.attention.items()},
             {name: numpy_of(value) for name, value in out.extras.items()},
             time.perf_counter() - started,
+            prompted=force is None and self.model.prompt_token(position) is not None,
         )
         self.cache = out.cache
         self.steps.append(record)
@@ -206,40 +204,31 @@ def engine_greedy_texts(model: ModelFamily, sources: Sequence[str]) -> list[str]
     return outputs
 
 
-def check_source(model: ModelFamily, source: str) -> None:
-    """Raise SourceError if ``source`` cannot be run by ``model``."""
-    if not source:
-        raise SourceError("the source is empty: type some text, e.g. 'reverse: attention'")
-    limit = model.info.max_source_len
-    tokens = len(model.tokenizer.encode_source(source).ids)
-    if tokens > limit:
-        if tokens == len(source) + 1:  # one token per character, then the end marker
-            raise SourceError(
-                f"the source has {len(source)} characters; this model reads at most {limit - 1}"
-            )
-        raise SourceError(f"the source is {tokens} tokens long; this model reads at most {limit}")
+def check_source(model: ModelFamily, source: Source) -> PreparedSource:
+    """``source`` prepared by ``model``'s family; SourceError (its words) if it cannot be run."""
+    return model.prepare_source(source)
 
 
 @torch.no_grad()
 def record_encoder(
-    model: ModelFamily, source: str, interventions: Interventions = NO_INTERVENTIONS
+    model: ModelFamily, source: Source, interventions: Interventions = NO_INTERVENTIONS
 ) -> tuple[EncodeOutput, EncoderRecord]:
     """Run the encoder once over ``source`` with capture; its output and what it computed."""
-    check_source(model, source)
     started = time.perf_counter()
-    tokenizer = model.tokenizer
-    encoded_text = tokenizer.encode_source(source)
-    src, src_pad = encode_sources(tokenizer, [source], model.device)
+    prepared = model.prepare_source(source)
+    src, src_pad = source_tensors(model, [prepared], model.device)
     encoded = model.encode(src, src_pad, interventions, capture=True)
     record = EncoderRecord(
-        src_ids=np.asarray(encoded_text.ids),
-        tokens=[tokenizer.token_text(i) for i in encoded_text.ids],
-        unknown=encoded_text.unknown,
+        src_ids=np.asarray(prepared.ids, dtype=np.int64),
+        tokens=list(prepared.axis.labels),
+        unknown=list(prepared.unknown),
         attention={kind: numpy_of(value[0]) for kind, value in encoded.attention.items()},
         scores={kind: numpy_of(value[0]) for kind, value in encoded.scores.items()},
         mask=src_pad[0].cpu().numpy(),
         extras={name: numpy_of(value[0]) for name, value in encoded.extras.items()},
         seconds=time.perf_counter() - started,
+        axis=prepared.axis,
+        notice=prepared.notice,
     )
     return encoded, record
 

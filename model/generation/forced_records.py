@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from model.generation.records import EncoderRecord
+from model.source import Source
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class AttentionMatrices:
 class TeacherForcedItem:
     """One item of a teacher-forced batch: every kind of attention and every prediction."""
 
-    source: str
+    source: Source  # text, or a file of another medium
     target: str
     attention: dict[str, AttentionMatrices]  # every kind the family has
     input_ids: np.ndarray  # [T] <bos> + target, then padding: what the decoder reads

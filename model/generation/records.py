@@ -20,6 +20,7 @@ import numpy as np
 
 from model.generation.decoding_settings import DecodingSettings
 from model.generation.unknown_copy import CopiedUnknown, copied_unknowns, text_with_copies
+from model.source import Source, SourceAxis
 
 if TYPE_CHECKING:
     from model.interface import FamilyInfo, Interventions, Tokenizer
@@ -35,6 +36,13 @@ class EncoderRecord:
     mask: np.ndarray  # [S] bool, True where the key is padding (never, for one source)
     extras: Mapping[str, np.ndarray]  # optional: "norms" [L, sublayers, 4, S], ...
     seconds: float
+    axis: SourceAxis | None = None  # what the S positions are (tokens, frames, patches)
+    notice: str | None = None  # what the family said when it prepared the source
+
+    @property
+    def source_axis(self) -> SourceAxis:
+        """The axis of the source's positions (a record made without one: its token labels)."""
+        return self.axis if self.axis is not None else SourceAxis("tokens", tuple(self.tokens))
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,7 @@ class StepRecord:
     attention: Mapping[str, np.ndarray]  # target-query kind → [L, H, keys] the new query's row
     extras: Mapping[str, np.ndarray]  # optional: "norms" [L, sublayers, 4], ...
     seconds: float  # wall time of the decoder step, capture included
+    prompted: bool = False  # given by the model's own prompt (Whisper's language, task, …)
 
 
 # -- a beam search's tree (``model.generation.decoding.beam_search`` grows it) -----------------
@@ -85,7 +94,7 @@ class BeamResult:
 class GenerationSnapshot:
     """Everything a generation has recorded so far; immutable, safe to hand to another thread."""
 
-    source: str
+    source: Source
     settings: DecodingSettings
     interventions: Interventions
     info: FamilyInfo

@@ -92,6 +92,13 @@ class Architecture:
     # (config, d_model) → what the last decoder layer's output is multiplied by before the
     # output layer (None: nothing)
     decoder_output_scale: Callable[[Config, int], float | None]
+    # what the encoder reads: "text" (token ids) or "audio" (a feature extractor's log-mel
+    # spectrogram, read from preprocessor_config.json)
+    medium: Literal["text", "audio"] = "text"
+    # the transformers Auto class that loads it
+    auto_class: str = "AutoModelForSeq2SeqLM"
+    # files besides the tokenizer's that the model needs (a speech model's feature extractor)
+    processor_files: tuple[str, ...] = ()
 
     @property
     def scaled(self) -> bool:
@@ -106,6 +113,15 @@ class Architecture:
     def tokenizers_said(self) -> str:
         """Its tokenizers' files in words: "vocab.json, source.spm and target.spm, or tokenizer.json"."""
         return ", or ".join(in_words(files) for files in self.tokenizers)
+
+
+def encoder_inputs(architecture: Architecture, src: Tensor, src_pad: Tensor) -> dict[str, Tensor]:
+    """The keyword arguments of the library's encoder for ``source_batch``'s tensors: a text
+    model's ids and attention mask; a speech model's input features (Whisper's encoder takes
+    no mask: every 30-s window is full, its silence padded)."""
+    if architecture.medium == "audio":
+        return {"input_features": src}
+    return {"input_ids": src, "attention_mask": (~src_pad).long()}
 
 
 def in_words(names: tuple[str, ...] | list[str]) -> str:
@@ -345,8 +361,81 @@ T5 = Architecture(
 )
 MT5 = replace(T5, model_type="mt5", display_name="mT5")  # T5's record: only the name differs
 
+
+def whisper_source_positions(config: Config) -> int:
+    """The encoder's positions: one per two mel frames, 1,500 for a 30-s window."""
+    return config.max_source_positions
+
+
+def whisper_target_positions(config: Config) -> int:
+    return config.max_target_positions
+
+
+def whisper_prompt(generation: Config) -> tuple[tuple[int, ...], ...]:
+    """Whisper's prompt after its start token, as ``generate`` builds it from the generation
+    settings: the language (the one set, or any of its language tokens for the model to choose
+    as ``generate`` detects it), the task (transcribe unless set), and no-timestamps; the old
+    ``forced_decoder_ids`` where neither language nor task is set."""
+    language, task = getattr(generation, "language", None), getattr(generation, "task", None)
+    lang_to_id = dict(getattr(generation, "lang_to_id", None) or {})
+    task_to_id = dict(getattr(generation, "task_to_id", None) or {})
+    prompt: list[tuple[int, ...]] = []
+    forced = getattr(generation, "forced_decoder_ids", None)
+    if task is None and language is None and forced:
+        for index, (position, token) in enumerate(forced):
+            if position != index + 1:
+                break
+            prompt.append((int(token),) if token is not None else tuple(sorted(lang_to_id.values())))
+    languages = set(lang_to_id.values())
+    if language is not None:
+        code = language if language.startswith("<|") else f"<|{language}|>"
+        chosen = (lang_to_id[code],)
+        prompt = [chosen, *prompt[1:]] if prompt and set(prompt[0]) <= languages else [chosen, *prompt]
+    elif lang_to_id and not (prompt and set(prompt[0]) <= languages):
+        prompt.insert(0, tuple(sorted(languages)))  # detected: the likeliest language token
+    tasks = set(task_to_id.values())
+    if task is not None:
+        prompt = [p for p in prompt if not set(p) <= tasks]
+        prompt.insert(1 if lang_to_id else 0, (task_to_id[task],))
+    elif language is not None and task_to_id and not any(set(p) <= tasks for p in prompt):
+        prompt.append((task_to_id["transcribe"],))
+    no_timestamps = getattr(generation, "no_timestamps_token_id", None)
+    if no_timestamps is not None and (not prompt or prompt[-1] != (no_timestamps,)):
+        prompt.append((int(no_timestamps),))
+    return tuple(prompt)
+
+
+def whisper_rules(generation: Config, target_positions: int | None) -> GenerationRules:
+    """The generation settings' rules, and the prompt ``generate`` writes before the text."""
+    return replace(rules_from_settings(generation, target_positions), prompt=whisper_prompt(generation))
+
+
+WHISPER = Architecture(
+    model_type="whisper",
+    display_name="Whisper",
+    shape=fairseq_shape,
+    source_positions=whisper_source_positions,
+    target_positions=whisper_target_positions,
+    special_tokens=configured_special_tokens,
+    generation_rules=whisper_rules,
+    tokenizers=(("tokenizer.json",), ("vocab.json", "merges.txt")),
+    positional="sinusoidal",  # the encoder's table is fixed sinusoids; the decoder's is learned
+    position_table=whole_table,
+    sinusoid_layout="halves",  # its ``sinusoids``: all sines, then all cosines
+    relative_bias=None,
+    self_scores=SCALED_DOT_PRODUCT,
+    cross_scores=SCALED_DOT_PRODUCT,
+    norm="layernorm",
+    norm_placement="pre",
+    modules=FAIRSEQ_MODULES,
+    decoder_output_scale=unscaled_output,
+    medium="audio",
+    auto_class="AutoModelForSpeechSeq2Seq",
+    processor_files=("preprocessor_config.json",),
+)
+
 # model_type → its entry, in the order messages list them
 ARCHITECTURES: dict[str, Architecture] = {
-    entry.model_type: entry for entry in (MARIAN, BART, MBART, T5, MT5, M2M100)
+    entry.model_type: entry for entry in (MARIAN, BART, MBART, T5, MT5, M2M100, WHISPER)
 }
 SUPPORTED = ", ".join(entry.display_name for entry in ARCHITECTURES.values())

@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from model.core.gradients import no_grad_unless_differentiating
-from model.hf.architectures import ARCHITECTURES
+from model.hf.architectures import ARCHITECTURES, encoder_inputs
 from model.hf.attention import Recording, attention_modules, recording
 from model.hf.description import DECODER_SUBLAYERS, ENCODER_SUBLAYERS, describe, language_codes
 from model.hf.generation_rules import GenerationRules
@@ -32,6 +32,7 @@ from model.interface import (
     StepOutput,
     TeacherForcedOutput,
 )
+from model.source import PreparedSource, Source
 
 
 @dataclass
@@ -60,6 +61,7 @@ class HFFamily(ModelFamily):
     path: Path | None = None
     notice: str | None = None
     metadata: dict = field(default_factory=dict)
+    features: Any = None  # a speech model's feature extractor (the library's), else None
 
     def __post_init__(self) -> None:
         config = self.model.config
@@ -85,6 +87,8 @@ class HFFamily(ModelFamily):
         if forced is not None:
             self.target_language = self.tokenizer.hf.convert_ids_to_tokens(forced)
             self.tokenizer.target_prefix = [forced]
+        if self.rules.prompt:  # Whisper: a target is written after its prompt (language, task, …)
+            self.tokenizer.target_prefix = [choices[0] for choices in self.rules.prompt]
 
     # -- languages (mBART, NLLB, M2M100) ------------------------------------------------------
     @property
@@ -123,11 +127,30 @@ class HFFamily(ModelFamily):
             norm_names=self.norm_names if self.info.capabilities.norm_stats else {},
         )
 
+    # -- the source: text, or audio for a speech model ------------------------------------------
+    def prepare_source(self, source: Source) -> PreparedSource:
+        if self.architecture.medium != "audio":
+            return super().prepare_source(source)
+        from model.hf.audio import prepare_audio
+
+        return prepare_audio(source, self.features, self.info.max_source_len, self.info.display_name)
+
+    def source_batch(self, prepared: Sequence[PreparedSource], device) -> tuple[Tensor, Tensor] | None:
+        if self.architecture.medium != "audio":
+            return None
+        # (B, mel bins, frames): every source is one whole window, so nothing is padding
+        features = torch.stack([torch.as_tensor(p.features) for p in prepared]).to(device)
+        positions = max(len(p.axis) for p in prepared)
+        return features, torch.zeros(len(prepared), positions, dtype=torch.bool, device=device)
+
+    def prompt_token(self, position: int) -> tuple[int, ...] | None:
+        return self.rules.prompt[position] if position < len(self.rules.prompt) else None
+
     @no_grad_unless_differentiating
     def encode(self, src: Tensor, src_pad: Tensor, interventions: Interventions, capture: bool = True):
         with recording(self.new_recording(interventions, capture)) as record:
             hidden = self.model.get_encoder()(
-                input_ids=src, attention_mask=(~src_pad).long()
+                **encoder_inputs(self.architecture, src, src_pad)
             ).last_hidden_state
         encoded = EncodeOutput(hidden, src_pad, scale=self.scale)  # hidden: (B, S, D)
         if capture:
@@ -142,6 +165,14 @@ class HFFamily(ModelFamily):
     def start(self, encoded: EncodeOutput) -> HFCache:
         return HFCache()
 
+    def source_mask(self, encoded: EncodeOutput, rows: int) -> Tensor | None:
+        """(rows, S) 1 where a source position is real, as the library's attention mask; None for
+        a speech model, whose window has no padding (and whose library call takes no such mask)."""
+        if self.architecture.medium == "audio":
+            return None
+        mask = (~encoded.pad_mask).long()
+        return mask.expand(rows, -1) if mask.shape[0] == 1 else mask
+
     def run_decoder(
         self,
         cache: HFCache,
@@ -155,7 +186,7 @@ class HFFamily(ModelFamily):
 
         rows = tokens.shape[0]
         hidden = encoded.state.expand(rows, -1, -1)  # (N, S, D): one source for every row
-        source_mask = (~encoded.pad_mask).long().expand(rows, -1)
+        source_mask = self.source_mask(encoded, rows)
         cross = [(k.expand(rows, -1, -1, -1), v.expand(rows, -1, -1, -1)) for k, v in cache.cross_kv]
         library_cache = EncoderDecoderCache(
             DynamicCache(list(cache.self_kv)) if cache.self_kv else DynamicCache(),
@@ -230,7 +261,7 @@ class HFFamily(ModelFamily):
         with recording(record):
             out = self.model(
                 encoder_outputs=(encoded.state,),
-                attention_mask=(~encoded.pad_mask).long(),
+                attention_mask=self.source_mask(encoded, batch),
                 decoder_input_ids=tgt_in,
                 decoder_attention_mask=(~tgt_pad).long(),
                 use_cache=False,
@@ -271,7 +302,7 @@ class HFFamily(ModelFamily):
         scale = self.architecture.decoder_output_scale(self.model.config, self.shape.d_model)
         if scale is not None:
             hidden = hidden * scale
-        logits = self.model.lm_head(hidden)
+        logits = self.model.get_output_embeddings()(hidden)  # lm_head (Whisper's proj_out)
         bias = getattr(self.model, "final_logits_bias", None)
         return logits + bias if bias is not None else logits
 
@@ -329,7 +360,7 @@ class HFFamily(ModelFamily):
         handle = first.register_forward_pre_hook(lambda _module, args: inputs.append(args[0].detach()))
         try:
             with recording(self.new_recording(interventions, capture=False)):
-                self.model.get_encoder()(input_ids=src, attention_mask=(~src_pad).long())
+                self.model.get_encoder()(**encoder_inputs(self.architecture, src, src_pad))
         finally:
             handle.remove()
         return inputs[0].float()

@@ -111,6 +111,13 @@ def inspect_folder(folder: Path) -> FolderFacts:
         )
     weight_files = find_weights(folder)
     check_tokenizer_files(folder, architecture)
+    missing = [name for name in architecture.processor_files if not (folder / name).is_file()]
+    if missing:
+        raise CheckpointError(
+            f"{folder.name}: {in_words(missing)} {'is' if len(missing) == 1 else 'are'} missing: "
+            f"a {architecture.display_name} model needs its feature extractor to hear audio (save it "
+            "with processor.save_pretrained(folder) beside the model)"
+        )
     parameters, float32_bytes = 0, 0
     for file in weight_files:
         count = tensor_elements(file)

@@ -41,6 +41,10 @@ class GenerationRules:
     no_repeat_ngram_size: int = 0
     repetition_penalty: float = 1.0
     unsupported: tuple[str, ...] = field(default=())
+    # Whisper's prompt after its start token, one entry per output position: the token it is
+    # forced to (language, task, no-timestamps), or the tokens one is chosen among (a language
+    # left to be detected, as ``generate`` detects it: the likeliest language token)
+    prompt: tuple[tuple[int, ...], ...] = ()
 
     @classmethod
     def from_generation_config(cls, config, max_positions: int | None = None) -> GenerationRules:
@@ -89,12 +93,17 @@ class GenerationRules:
             said.append(f"repetition penalty {self.repetition_penalty:g}")
         if self.suppress_tokens or self.begin_suppress_tokens:
             said.append("suppressed tokens")
+        if self.prompt:
+            said.append(f"a prompt of {len(self.prompt) + 1} tokens")
         return said
 
     def apply(self, ids: Sequence[int], logits: torch.Tensor) -> torch.Tensor:
         """``logits`` (V,) for the next token after ``ids``, with the rules applied (a copy)."""
         logits = logits.clone()
         length = len(ids)
+        if 1 <= length <= len(self.prompt):  # the prompt is given, not generated: no rule acts on it
+            choices = self.prompt[length - 1]
+            return only(logits, choices) if len(choices) == 1 else within(logits, choices)
         banned: set[int] = set()
         if self.repetition_penalty != 1.0 and ids:
             seen = torch.tensor(sorted(set(ids)), device=logits.device)
@@ -117,7 +126,7 @@ class GenerationRules:
         # after the forcing, as the library orders its processors; the first free position is
         # after the forced first token when there is one
         late = set(self.suppress_tokens)
-        if length == 1 + (self.forced_bos_token_id is not None):
+        if length == 1 + len(self.prompt) + (self.forced_bos_token_id is not None):
             late |= set(self.begin_suppress_tokens)
         return without(logits, late)
 
@@ -128,6 +137,13 @@ def without(logits: torch.Tensor, banned: set[int]) -> torch.Tensor:
     if inside:
         logits[inside] = float("-inf")
     return logits
+
+
+def within(logits: torch.Tensor, allowed: Sequence[int]) -> torch.Tensor:
+    """Every token −∞ but ``allowed``, which keep their logits: a choice among them."""
+    kept = torch.full_like(logits, float("-inf"))
+    kept[list(allowed)] = logits[list(allowed)]
+    return kept
 
 
 def only(logits: torch.Tensor, allowed: Sequence[int]) -> torch.Tensor:

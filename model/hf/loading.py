@@ -55,9 +55,12 @@ def open_hf(path: str | Path, device: str = "auto"):
             tokenizer = transformers.AutoTokenizer.from_pretrained(folder, local_files_only=True)
     except Exception as error:  # the library raises anything from OSError to TypeError on bad files
         raise CheckpointError(tokenizer_failure(folder, facts.architecture, error)) from error
-    report(0.25, "reading the weights")
-    model = load_weights(transformers, folder)
     architecture = facts.architecture
+    features = None
+    if architecture.medium == "audio":
+        features = read_feature_extractor(transformers, folder, architecture)
+    report(0.25, "reading the weights")
+    model = load_weights(transformers, folder, architecture.auto_class)
     config, generation = model.config, model.generation_config
     special = architecture.special_tokens(config, generation)
     if special.start is None or special.end is None or special.pad is None:
@@ -71,7 +74,7 @@ def open_hf(path: str | Path, device: str = "auto"):
         pad_id=int(special.pad),
     )
     report(0.8, "checking the weights on a test input")
-    check_outputs(model, folder)
+    check_outputs(model, folder, architecture.medium)
     report(0.9, "moving the model to its device")
     try:
         model.to(torch_device)
@@ -90,7 +93,7 @@ def open_hf(path: str | Path, device: str = "auto"):
         "parameters": facts.parameters,
     }
     report(0.95, "finding the attention and norm layers")
-    return HFFamily(model, hf_tokenizer, facts.model_type, rules, folder, notice, metadata)
+    return HFFamily(model, hf_tokenizer, facts.model_type, rules, folder, notice, metadata, features)
 
 
 def tokenizer_failure(folder: Path, architecture, error: Exception) -> str:
@@ -104,12 +107,26 @@ def tokenizer_failure(folder: Path, architecture, error: Exception) -> str:
     )
 
 
-def load_weights(transformers, folder: Path):
+def read_feature_extractor(transformers, folder: Path, architecture):
+    """A speech model's feature extractor (preprocessor_config.json): what turns a waveform into
+    the log-mel spectrogram its encoder reads."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return transformers.AutoFeatureExtractor.from_pretrained(folder, local_files_only=True)
+    except Exception as error:  # a broken or foreign preprocessor_config.json
+        raise CheckpointError(
+            f"{folder.name}: cannot read its feature extractor from preprocessor_config.json "
+            f"({one_line(error)}); {architecture.display_name} needs it to hear audio"
+        ) from error
+
+
+def load_weights(transformers, folder: Path, auto_class: str = "AutoModelForSeq2SeqLM"):
     """The model with its weights, in eval mode; weights that do not fit the config are refused."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model, loading = transformers.AutoModelForSeq2SeqLM.from_pretrained(
+            model, loading = getattr(transformers, auto_class).from_pretrained(
                 folder,
                 local_files_only=True,
                 use_safetensors=True,
@@ -130,11 +147,17 @@ def load_weights(transformers, folder: Path):
 
 
 @torch.no_grad()
-def check_outputs(model, folder: Path) -> None:
-    """One forward pass over a few tokens; its logits must be finite."""
+def check_outputs(model, folder: Path, medium: str = "text") -> None:
+    """One forward pass over a few tokens (a speech model: a window of silence); its logits
+    must be finite."""
     ids = torch.arange(2, 2 + SMOKE_TOKENS).clamp(max=model.config.vocab_size - 1)[None]  # (1, n)
+    if medium == "audio":  # (1, mel bins, frames): the encoder's whole window, two frames a position
+        frames = 2 * model.config.max_source_positions
+        inputs = {"input_features": torch.zeros(1, model.config.num_mel_bins, frames)}
+    else:
+        inputs = {"input_ids": ids}
     try:
-        logits = model(input_ids=ids, decoder_input_ids=ids[:, :2]).logits
+        logits = model(**inputs, decoder_input_ids=ids[:, :2]).logits
     except (RuntimeError, ValueError, IndexError) as error:
         raise CheckpointError(f"{folder.name}: the model cannot run ({one_line(error)})") from error
     if not torch.isfinite(logits).all():

@@ -17,16 +17,17 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from model.core.batching import encode_sources, pad_ids
+from model.core.batching import pad_ids, source_tensors
 from model.generation.engine import numpy_of, record_encoder
 from model.generation.forced_records import AttentionMatrices, TeacherForcedItem, TeacherForcedRecord
 from model.interface import NO_INTERVENTIONS, EncodeOutput, Interventions, ModelFamily
+from model.source import Source, SourceError
 
 
 @torch.no_grad()
 def teacher_force_batch(
     model: ModelFamily,
-    sources: Sequence[str],
+    sources: Sequence[Source],
     targets: Sequence[str | Sequence[int]],
     interventions: Interventions = NO_INTERVENTIONS,
     encoded: EncodeOutput | None = None,
@@ -40,11 +41,19 @@ def teacher_force_batch(
         raise ValueError(f"{model.info.display_name} cannot run a padded batch")
     tokenizer, info, device = model.tokenizer, model.info, model.device
     target_ids = [tokenizer.encode(t).ids if isinstance(t, str) else list(t) for t in targets]
-    longest_source = max(len(tokenizer.encode_source(s).ids) for s in sources)
-    if longest_source > info.max_source_len or max(map(len, target_ids)) + 1 > info.max_target_len:
+    prepared = []
+    for source in sources:
+        try:
+            prepared.append(model.prepare_source(source))
+        except SourceError as error:
+            if isinstance(source, str) and source:  # an over-long text, as the batch has said it
+                longest = max(info.max_source_len, info.max_target_len)
+                raise ValueError(f"a source or target is longer than the model's {longest} tokens") from error
+            raise
+    if max(map(len, target_ids)) + 1 > info.max_target_len:
         longest = max(info.max_source_len, info.max_target_len)
         raise ValueError(f"a source or target is longer than the model's {longest} tokens")
-    src, src_pad = encode_sources(tokenizer, sources, device)  # (B, S)
+    src, src_pad = source_tensors(model, prepared, device)  # the encoder's input; (B, S) padding
     tgt_in, tgt_pad = pad_ids([[tokenizer.bos_id, *ids] for ids in target_ids], tokenizer.pad_id, device)
     tgt_pad[:, 0] = False  # the start token is real even where it is the pad id (Marian, T5)
     tgt_out, _ = pad_ids([[*ids, tokenizer.eos_id] for ids in target_ids], tokenizer.pad_id, device)
@@ -57,7 +66,9 @@ def teacher_force_batch(
     n_targets = tgt_in.shape[1]
     items = []
     for b, (source, target) in enumerate(zip(sources, targets, strict=True)):
-        src_tokens = [tokenizer.token_text(int(i)) for i in src[b]]
+        # the source's position labels, padded as the batch is (S = src_pad's length)
+        labels = list(prepared[b].axis.labels)
+        src_tokens = labels + [tokenizer.token_text(tokenizer.pad_id)] * (src_pad.shape[1] - len(labels))
         tgt_tokens = [tokenizer.token_text(int(i)) for i in tgt_in[b]]
         attention = {}
         for kind in info.kinds:
@@ -67,7 +78,7 @@ def teacher_force_batch(
             else:
                 weights, scores, scale = encoded.attention, encoded.scores, encoded.scale
                 parts = encoded.parts
-                mask = src_pad[b].unsqueeze(0).expand(src.shape[1], -1)  # (S, S): padding keys
+                mask = src_pad[b].unsqueeze(0).expand(src_pad.shape[1], -1)  # (S, S): padding keys
             attention[kind.name] = AttentionMatrices(
                 scores=numpy_of(scores[kind.name][b]) if kind.name in scores else None,
                 scale=scale,
@@ -97,7 +108,7 @@ def teacher_force_batch(
 
 @torch.no_grad()
 def teacher_force(
-    model: ModelFamily, source: str, target: str, interventions: Interventions = NO_INTERVENTIONS
+    model: ModelFamily, source: Source, target: str, interventions: Interventions = NO_INTERVENTIONS
 ) -> TeacherForcedRecord:
     """Run ``target`` through the decoder in one pass and record everything."""
     encoded, encoder = record_encoder(model, source, interventions)
