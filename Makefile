@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# the CPU build; an unpinned torch would pull a CUDA build of several GB
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e ".[dev,bench,hf]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench,hf,audio]"
 	touch $(STAMP)
 
 run: $(STAMP)
