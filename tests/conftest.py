@@ -71,6 +71,15 @@ def hf_folders(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def whisper_folder(tmp_path_factory):
+    """A tiny random Whisper folder (model, tokenizer, feature extractor), once per run."""
+    hf_factories = pytest.importorskip("tests.hf_factories")
+    pytest.importorskip("soundfile")
+    pytest.importorskip("soxr")
+    return hf_factories.write_hf_model("whisper", tmp_path_factory.mktemp("hf") / "whisper")
+
+
+@pytest.fixture(scope="session")
 def hf_families(hf_folders):
     """Each of ``hf_folders`` opened by the app; tests that change a family open their own."""
     from model.hf.loading import open_hf

@@ -209,6 +209,7 @@ def build(kind: str, folder: Path, **sizes):
         generation.alignment_heads = [[1, 0], [1, 2]]
         generation.max_length = 16
         generation.forced_decoder_ids = None
+        generation._from_model_config = False  # else the library remakes the settings from the config
     elif kind == "t5":
         tokenizer = t5_tokenizer()
         config = transformers.T5Config(

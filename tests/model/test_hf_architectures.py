@@ -163,10 +163,16 @@ def test_the_table_names_each_architecture_once():
     assert ", ".join(names) == SUPPORTED
 
 
-def test_each_architecture_the_tests_build_opens_with_the_facts_of_its_entry(hf_folders, hf_families):
+def test_each_architecture_the_tests_build_opens_with_the_facts_of_its_entry(
+    hf_folders, hf_families, whisper_folder
+):
+    from model.hf.loading import open_hf
+
     built = []
-    for kind, family in hf_families.items():
-        folder = hf_folders[kind]
+    folders = {**hf_folders, "whisper": whisper_folder}
+    families = {**hf_families, "whisper": open_hf(whisper_folder, "cpu")}
+    for kind, family in families.items():
+        folder = folders[kind]
         entry = ARCHITECTURES[json.loads((folder / "config.json").read_text())["model_type"]]
         built.append(entry)
         config, info = family.model.config, family.info
