@@ -19,10 +19,14 @@ src_ids           [S]                    source token ids (characters, then <eos
 input_ids         [T]                    what the decoder read at each step (<bos>, out[0], ...)
 out_ids           [T]                    the chosen tokens
 forced            [T]                    True where the user forced the token
+prompted          [T]                    True where the model's own prompt gave the token (Whisper)
 enc_norms         [L_enc, 2, 4, S]       per Add & Norm: in_mean, in_std, out_mean, out_std
 dec_norms         [L_dec, 3, 4, T]       the same for the decoder
 step_seconds      [T]                    wall time of each step
 ================  =====================  =================================================
+
+A speech model's trace (keys S are time frames, ``seconds_per_position`` in the JSON) also
+holds ``spectrogram`` [mel bins, frames]: the log-mel spectrogram its encoder read.
 
 Teacher-forced traces also hold ``target_ids`` [T], ``predictions`` [T], ``loss`` [T] and,
 for each decoder kind with raw scores, ``<kind>_scores`` (the Transformer's ``dec_self_scores``
@@ -40,6 +44,7 @@ import numpy as np
 from model.generation.forced_records import TeacherForcedRecord
 from model.generation.records import GenerationSnapshot
 from model.interface import NO_INTERVENTIONS, FamilyInfo, Tokenizer
+from model.source import Source, source_kind, source_label
 
 TRACE_VERSION = 1
 
@@ -47,7 +52,7 @@ TRACE_VERSION = 1
 def generation_arrays(snapshot: GenerationSnapshot) -> dict[str, np.ndarray]:
     """Every kind of attention under its own name, then the distributions, ids and extras."""
     encoder, steps = snapshot.encoder, snapshot.steps
-    n_steps, source_len = len(steps), len(encoder.src_ids)
+    n_steps, source_len = len(steps), len(encoder.source_axis)
     vocab = len(snapshot.tokenizer)
     arrays: dict[str, np.ndarray] = {}
     for kind in snapshot.info.kinds:
@@ -71,7 +76,9 @@ def generation_arrays(snapshot: GenerationSnapshot) -> dict[str, np.ndarray]:
         input_ids=np.asarray([s.input_id for s in steps], dtype=np.int64),
         out_ids=np.asarray([s.token_id for s in steps], dtype=np.int64),
         forced=np.asarray([s.forced for s in steps], dtype=bool),
+        prompted=np.asarray([s.prompted for s in steps], dtype=bool),
     )
+    arrays.update(source_arrays(encoder))
     for name, value in encoder.extras.items():
         arrays[f"enc_{name}"] = value.astype(np.float32)
     for name in steps[0].extras if steps else ():
@@ -91,6 +98,7 @@ def teacher_forced_arrays(record: TeacherForcedRecord) -> dict[str, np.ndarray]:
         if matrices.scores is not None:
             arrays[f"{kind}_scores"] = matrices.scores.astype(np.float32)
     probs = item.probs.astype(np.float32)
+    arrays.update(source_arrays(encoder))
     arrays.update(
         probs=probs,
         model_probs=probs,
@@ -109,6 +117,28 @@ def teacher_forced_arrays(record: TeacherForcedRecord) -> dict[str, np.ndarray]:
     return arrays
 
 
+def source_arrays(encoder) -> dict[str, np.ndarray]:
+    """A speech model's source: the log-mel spectrogram its encoder read [bins, columns]."""
+    picture = encoder.source_axis.picture
+    return {"spectrogram": picture.astype(np.float32)} if picture is not None else {}
+
+
+def axis_summary(source: Source, encoder) -> dict:
+    """What the source was and what its positions are: text tokens, or time frames (their
+    length in seconds, how many hold the file's own sound, the notice said on opening)."""
+    axis = encoder.source_axis
+    summary: dict = {"source_kind": source_kind(source), "source_axis": axis.kind}
+    if axis.kind == "frames":
+        summary.update(
+            seconds_per_position=axis.seconds_per_position,
+            heard_positions=axis.heard,
+            source_path=str(getattr(source, "path", "")),
+        )
+    if encoder.notice:
+        summary["source_notice"] = encoder.notice
+    return summary
+
+
 def token_texts(tokenizer: Tokenizer, ids) -> list[str]:
     return [tokenizer.token_text(int(i)) for i in ids]
 
@@ -118,7 +148,8 @@ def generation_summary(snapshot: GenerationSnapshot) -> dict:
     summary = {
         "trace_version": TRACE_VERSION,
         "mode": "generate",
-        "source": snapshot.source,
+        "source": source_label(snapshot.source),
+        **axis_summary(snapshot.source, snapshot.encoder),
         "source_tokens": snapshot.encoder.tokens,
         "unknown_characters": [{"position": p, "character": c} for p, c in snapshot.encoder.unknown],
         "decoder_input_tokens": token_texts(tokenizer, [s.input_id for s in snapshot.steps]),
@@ -149,7 +180,7 @@ def generation_summary(snapshot: GenerationSnapshot) -> dict:
 def teacher_forced_summary(
     record: TeacherForcedRecord,
     tokenizer: Tokenizer,
-    source: str,
+    source: Source,
     info: FamilyInfo,
     interventions=None,
     seconds: float | None = None,
@@ -157,7 +188,8 @@ def teacher_forced_summary(
     return {
         "trace_version": TRACE_VERSION,
         "mode": "teacher_forced",
-        "source": source,
+        "source": source_label(source),
+        **axis_summary(source, record.encoder),
         "source_tokens": record.encoder.tokens,
         "unknown_characters": [{"position": p, "character": c} for p, c in record.encoder.unknown],
         "unknown_target_characters": [{"position": p, "character": c} for p, c in record.unknown],

@@ -110,3 +110,34 @@ def test_a_text_family_refuses_audio_in_its_own_words(tone):
 
     with pytest.raises(SourceError, match="reads text; it cannot read tone.wav"):
         GenerationEngine(small_family(), AudioSource(str(tone)))
+
+
+def test_trace_of_audio_holds_frames_the_spectrogram_and_the_prompt(whisper_folder, tone, tmp_path, capsys):
+    import json
+
+    from visualizer.cli.attnviz import main
+
+    out = tmp_path / "speech.npz"
+    argv = ["trace", "--checkpoint", str(whisper_folder), "--audio", str(tone), "--out", str(out)]
+    assert main(argv) == 0
+    arrays = np.load(out)
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert (summary["source"], summary["source_kind"], summary["source_axis"]) == (
+        "tone.wav",
+        "audio",
+        "frames",
+    )
+    assert summary["seconds_per_position"] == pytest.approx(0.02) and summary["heard_positions"] == 60
+    positions = WHISPER_WINDOW_S * 50
+    steps = len(arrays["out_ids"])
+    assert (
+        arrays["cross"].shape[2:] == (steps, positions) and arrays["enc_self"].shape[2:] == (positions,) * 2
+    )
+    assert arrays["spectrogram"].shape == (80, 2 * positions)
+    assert list(arrays["prompted"][:3]) == [True, True, False]
+    # a text source, and no source at all, are refused in one line each
+    assert (
+        main(["trace", "--checkpoint", str(whisper_folder), "--text", "hi", "--out", str(out), "--overwrite"])
+        == 2
+    )
+    assert "hears audio" in capsys.readouterr().err

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from model.source import AudioSource
 from visualizer.cli.common import (
     UsageError,
     add_language_options,
@@ -28,7 +29,11 @@ from visualizer.state.options import add_decoding_options, decoding_settings
 def add_trace_parser(sub) -> None:
     trace = sub.add_parser("trace", help="record one generation as .npz + .json")
     add_model_options(trace)
-    trace.add_argument("--text", required=True, help='the source, e.g. "reverse: attention"')
+    given = trace.add_mutually_exclusive_group(required=True)
+    given.add_argument("--text", help='the source, e.g. "reverse: attention"')
+    given.add_argument(
+        "--audio", type=Path, help="a speech model's source: an audio file (WAV, FLAC, OGG, MP3)"
+    )
     trace.add_argument(
         "--target", help="run teacher-forced on this target instead of generating (default: generate)"
     )
@@ -41,17 +46,20 @@ def add_trace_parser(sub) -> None:
 def cmd_trace(args: argparse.Namespace) -> int:
     from model.generation.trace import npz_path_of, summary_path, write_trace
 
-    if not args.text.strip():
+    if args.text is not None and not args.text.strip():
         raise UsageError("attnviz trace: --text is empty")
+    source = AudioSource(str(args.audio)) if args.audio is not None else args.text
     refuse_to_overwrite(args, npz_path_of(args.out), summary_path(npz_path_of(args.out)))
     settings = decoding_settings(args)
     checkpoint = load(args)
-    for line in outside_training_lines(checkpoint, args.text):
+    for line in outside_training_lines(checkpoint, source):
         warn(line)
     if args.target is not None:
-        arrays, summary = teacher_forced(checkpoint, args.text, args.target)
+        arrays, summary = teacher_forced(checkpoint, source, args.target)
     else:
-        arrays, summary = generated(checkpoint, args.text, settings)
+        arrays, summary = generated(checkpoint, source, settings)
+    if summary.get("source_notice"):
+        warn(summary["source_notice"])
     summary["checkpoint"] = str(checkpoint.path)
     summary["device"] = str(checkpoint.device)
     if checkpoint.languages:
@@ -73,6 +81,8 @@ def outside_training_lines(checkpoint, source: str) -> list[str]:
     from model.tasks.coverage import TRAINED_ON, outside_training
     from visualizer.state.findings import describe
 
+    if not isinstance(source, str):  # only text sources are described by a checkpoint's tasks
+        return []
     findings = outside_training(source, checkpoint.metadata.get(TRAINED_ON))
     return [describe(finding, "en") for finding in findings]
 
@@ -85,7 +95,7 @@ def unknown_line(unknown: list[dict], what: str = "") -> str | None:
     return f"not in the vocabulary, read as <unk>: {what}{listed}"
 
 
-def generated(checkpoint, source: str, settings) -> tuple[dict, dict]:
+def generated(checkpoint, source, settings) -> tuple[dict, dict]:
     import torch
 
     from model.core.threads import step_threads
@@ -108,7 +118,7 @@ def generated(checkpoint, source: str, settings) -> tuple[dict, dict]:
     return arrays, summary
 
 
-def teacher_forced(checkpoint, source: str, target: str) -> tuple[dict, dict]:
+def teacher_forced(checkpoint, source, target: str) -> tuple[dict, dict]:
     from model.generation.trace import teacher_forced_arrays, teacher_forced_summary
     from model.probes.teacher_forcing import teacher_force
 
