@@ -176,6 +176,7 @@ def build(kind: str, folder: Path, **sizes):
     elif kind == "whisper":
         vocab_map, merges = trained_bpe(WHISPER_SPECIAL, 300, byte_level=True)
         tokenizer = transformers.WhisperTokenizer(vocab=vocab_map, merges=merges, unk_token="<|endoftext|>")
+        tokenizer.add_special_tokens({"additional_special_tokens": WHISPER_SPECIAL[1:]})  # as Whisper's
         ids = {token: tokenizer.convert_tokens_to_ids(token) for token in WHISPER_SPECIAL}
         config = transformers.WhisperConfig(
             vocab_size=len(tokenizer),

@@ -50,10 +50,11 @@ def settings(tmp_path):
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
 
 
-def window_on(qtbot, settings, path):
-    """A shown window with ``path`` loaded and its first generation started; closed after."""
+def window_on(qtbot, settings, path, source="reverse: abcdef"):
+    """A shown window with ``path`` loaded and its first generation (of ``source``) started;
+    closed after."""
     session = Session()
-    session.source = "reverse: abcdef"
+    session.source = source
     window = MainWindow(session, settings)
     qtbot.addWidget(window)
     window.resize(1280, 800)

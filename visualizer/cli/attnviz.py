@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
         help='source to open the app with (default: the last one the window ran; "reverse: attention" '
         "at first)",
     )
+    parser.add_argument(
+        "--audio", type=Path, help="an audio file for a speech model (Whisper) to hear (default: none)"
+    )
     parser.add_argument("--steps", type=int, default=0, help="steps to run once the model is loaded")
     parser.add_argument(
         "--screenshot", type=Path, help="save the window as PNG after --steps, then exit (default: none)"
@@ -330,6 +333,10 @@ def run_gui(args: argparse.Namespace) -> int:
         raise UsageError("attnviz: --steps must be 0 or more")
     if args.text is not None and not args.text.strip():  # refused before any window is built
         raise UsageError('attnviz: --text is empty; give a source, e.g. --text "reverse: attention"')
+    if args.text is not None and args.audio is not None:
+        raise UsageError("attnviz: give --text or --audio, not both")
+    if args.audio is not None and not args.audio.is_file():
+        raise UsageError(f"attnviz: --audio {args.audio}: no such file")
     parse_size(args.size)
     decoding_settings(args)  # refuse bad options before a window opens
     if args.compare_what_if and args.compare is None:

@@ -13,9 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-# Only torch-free modules here: the window is built and painted before torch is imported.
 from model.generation.decoding_settings import DecodingSettings
 from model.interface import NO_INTERVENTIONS, Interventions
+
+# Only torch-free modules here: the window is built and painted before torch is imported.
+from model.source import AudioSource, Source
 from model.tasks.coverage import TRAINED_ON, Finding, outside_training
 from visualizer.i18n import trf
 from visualizer.state.events import Signal
@@ -198,19 +200,25 @@ class Session(SessionResults):
         self._send(LanguageRequest(next(self._ids), *wanted))
         return True
 
-    def outside_training(self, source: str) -> list[Finding]:
+    def outside_training(self, source: Source) -> list[Finding]:
         """How ``source`` lies outside what the loaded model was trained on (from the metadata
-        ``attnviz train`` writes; none for a model without it)."""
-        if self.model is None:
+        ``attnviz train`` writes; none for a model without it, nor for a file source)."""
+        if self.model is None or not isinstance(source, str):
             return []
         return outside_training(source, self.model.metadata.get(TRAINED_ON))
 
-    def set_source(self, text: str, play: bool = False) -> None:
-        """Run ``text`` from its first step; ``play``: and play it once it is encoded (Enter)."""
+    def set_source(self, text: Source, play: bool = False) -> None:
+        """Run ``text`` (or a file source, e.g. ``AudioSource``) from its first step; ``play``:
+        and play it once it is encoded (Enter)."""
         self.acted.emit()
         self.source = text
         self.restart(steps=0)
         self._play_when_started = play and self.model is not None
+
+    def set_audio(self, path: str | Path, play: bool = False) -> None:
+        """Hear an audio file (a speech model's source) from its first step; a model that reads
+        text says why it cannot, in the window's message line, and keeps what it showed."""
+        self.set_source(AudioSource(str(path)), play)
 
     def set_settings(self, settings: DecodingSettings) -> None:
         """New decoding settings: regenerate up to the step the user was looking at."""

@@ -640,6 +640,18 @@
         <translation>解码留出集样例</translation>
     </message>
     <message>
+        <source>hearing {name} (File &gt; Open audio); type text to run text instead</source>
+        <translation>正在听 {name}（文件 &gt; 打开音频）；输入文字即可改为运行文字</translation>
+    </message>
+    <message>
+        <source>Open &amp;audio (speech model)…</source>
+        <translation>打开音频（语音模型）(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Open audio</source>
+        <translation>打开音频</translation>
+    </message>
+    <message>
         <source>decoding reverse: with unknown characters</source>
         <translation>解码含未知字符的 reverse: 样例</translation>
     </message>

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from model.generation.decoding_settings import STRATEGIES
 from model.tasks.examples import CHOSEN, fresh_example, fresh_forms
 from model.tasks.synthetic import TASK_NAMES, format_date
-from visualizer.i18n import Translator
+from visualizer.i18n import Translator, trf
 from visualizer.state.findings import describe
 from visualizer.state.session import Session
 from visualizer.widgets.language_picker import LanguagePicker
@@ -44,6 +44,9 @@ FORM_LABELS = {  # how a date form or a text style is named in the Examples menu
     "chinese": "Chinese characters",
     "mixed": "ASCII and Chinese mixed",
 }
+
+
+TEXT_PLACEHOLDER = 'task: input, e.g. "reverse: attention" or "date: 29 November 2026"'
 
 
 class SourceBar(QWidget):
@@ -69,8 +72,8 @@ class SourceBar(QWidget):
         label = QLabel("Source:")
         translator.add(label.setText, "Source:")
         layout.addWidget(label)
-        self.edit = QLineEdit(session.source)
-        self.edit.setPlaceholderText('task: input, e.g. "reverse: attention" or "date: 29 November 2026"')
+        self.edit = QLineEdit(session.source if isinstance(session.source, str) else "")
+        self.edit.setPlaceholderText(TEXT_PLACEHOLDER)
         self.edit.setClearButtonEnabled(True)
         font = self.edit.font()
         font.setPointSize(font.pointSize() + 2)
@@ -79,6 +82,7 @@ class SourceBar(QWidget):
         self.edit.textChanged.connect(self.show_outside_training)
         session.model_changed.connect(lambda _model: self.show_outside_training())
         session.language_changed.connect(lambda _language: self.show_outside_training())
+        session.snapshot_changed.connect(self.show_file_source)
         layout.addWidget(self.edit, 1)
         self.languages = LanguagePicker(session, translator)  # multilingual models only
         layout.addWidget(self.languages)
@@ -135,6 +139,22 @@ class SourceBar(QWidget):
     def use_text(self, text: str) -> None:
         self.edit.setText(text)
         self.run()
+
+    def show_file_source(self, snapshot) -> None:
+        """A source heard from a file (File > Open audio, a dropped file, --audio) is named in the
+        box, which stays free for text: typing and Enter run text again."""
+        source = snapshot.source if snapshot is not None else None
+        if source is None or isinstance(source, str):
+            self.edit.setPlaceholderText(TEXT_PLACEHOLDER)
+            return
+        self.edit.clear()
+        self.edit.setPlaceholderText(
+            trf(
+                "hearing {name} (File > Open audio); type text to run text instead",
+                self.session.language,
+                name=str(source),
+            )
+        )
 
     def run(self) -> None:
         """Enter, Run or an example: encode the source and play its generation."""

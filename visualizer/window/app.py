@@ -262,6 +262,10 @@ def apply_options(window, session, args) -> None:
     if args.text is not None:
         session.source = args.text
         window.source_bar.edit.setText(args.text)
+    if getattr(args, "audio", None) is not None:  # a speech model's source, heard once it loads
+        from model.source import AudioSource
+
+        session.source = AudioSource(str(args.audio))
     if decoding_given(args):
         session.settings = decoding_settings(args, session.settings)
         window.decoding.show_settings(session.settings)

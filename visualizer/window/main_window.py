@@ -124,6 +124,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         specs = {
             "open": ("&Open checkpoint…", QKeySequence.StandardKey.Open, self.open_dialog),
             "open_folder": ("Open &folder (Hugging Face model)…", "Ctrl+Shift+O", self.open_folder_dialog),
+            "open_audio": ("Open &audio (speech model)…", "Ctrl+Shift+A", self.open_audio_dialog),
             "open_replay": ("Open &replay…", "Ctrl+Shift+R", self.open_replay_dialog),
             "shipped_replay": (
                 "&Watch attention form (shipped replay)",
@@ -175,6 +176,7 @@ class MainWindow(SettingsMixin, ExportMixin, KindsMixin, HelpMixin, OpeningMixin
         file_menu = self.menu(bar, "&File")
         file_menu.addAction(self.actions_by_name["open"])
         file_menu.addAction(self.actions_by_name["open_folder"])
+        file_menu.addAction(self.actions_by_name["open_audio"])
         self.recent_menu = self.menu(file_menu, "Open &recent")
         file_menu.addSeparator()
         file_menu.addAction(self.actions_by_name["open_replay"])

@@ -12,6 +12,10 @@ from visualizer.state.training_run import REPLAY_FILTER
 from visualizer.window.compare_page import ComparePage
 
 CHECKPOINT_FILTER = "Checkpoints (*.safetensors *.pt *.pth);;All files (*)"
+# what File > Open audio offers and a dropped file is heard as (model/audio reads them all; the
+# list is fixed here so that the window needs neither soundfile nor torch to build its menus)
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".aif", ".aiff")
+AUDIO_FILTER = f"Audio ({' '.join('*' + s for s in AUDIO_SUFFIXES)});;All files (*)"
 
 
 class OpeningMixin:
@@ -78,6 +82,12 @@ class OpeningMixin:
         )
         if path:
             self.open_checkpoint(path)
+
+    def open_audio_dialog(self) -> None:
+        """An audio file as the source, for a speech model (Whisper)."""
+        path, _ = QFileDialog.getOpenFileName(self, tr("Open audio", self.session.language), "", AUDIO_FILTER)
+        if path:
+            self.session.set_audio(path)
 
     def open_folder_dialog(self) -> None:
         """A folder saved with save_pretrained (config.json, safetensors, tokenizer files)."""

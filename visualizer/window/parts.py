@@ -13,11 +13,13 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QWidget
 
 from model.generation.decoding_settings import DecodingSettings
+from model.source import source_label
 from visualizer.i18n import tr, trf
 from visualizer.panels.registry import PANELS
 from visualizer.state.about_model import about_html
 from visualizer.state.export_names import export_name, suggested_path
 from visualizer.state.session import COLORMAPS
+from visualizer.window.opening import AUDIO_SUFFIXES
 
 MAX_RECENT = 8
 
@@ -75,7 +77,8 @@ class SettingsMixin:
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("kind", self.session.kind)
         self.settings.setValue("colormap", self.session.colormap)
-        self.settings.setValue("source", self.session.source)
+        if isinstance(self.session.source, str):  # a file source is opened again by hand
+            self.settings.setValue("source", self.session.source)
         self.settings.setValue("decoding", json.dumps(self.session.settings.to_dict()))
         self.settings.setValue("speed", self.step_controls.speed.value())
         self.settings.setValue("language", self.session.language)
@@ -118,7 +121,7 @@ class ExportMixin:
         page = keys[index] if 0 <= index < len(keys) else "view"
         if page == "attention":
             page = self.session.kind
-        name = export_name(page, self.session.cursor + 1, self.session.source, extension)
+        name = export_name(page, self.session.cursor + 1, source_label(self.session.source), extension)
         return suggested_path(self.settings.value("export_folder"), name)
 
     def remember_export_folder(self, path: str) -> None:
@@ -239,9 +242,14 @@ class ExportMixin:
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:  # noqa: N802
+        """A model file or folder opens as a model; an audio file becomes the source."""
         urls = [url for url in event.mimeData().urls() if url.isLocalFile()]
         if urls:
-            self.open_checkpoint(urls[0].toLocalFile())
+            path = urls[0].toLocalFile()
+            if Path(path).suffix.lower() in AUDIO_SUFFIXES:
+                self.session.set_audio(path)
+            else:
+                self.open_checkpoint(path)
             event.acceptProposedAction()
 
 

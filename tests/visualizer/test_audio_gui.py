@@ -1,0 +1,66 @@
+"""A speech model in the window: an audio file heard (--audio, File > Open audio, a dropped
+file), its attention drawn over time frames labelled in seconds, the source box naming the file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model.source import AudioSource
+from tests.visualizer.conftest import window_on
+from tests.waits import EVENT_MS
+from visualizer.state.views import attention_view
+
+
+@pytest.fixture(scope="module")
+def tone(tmp_path_factory):
+    from tests.hf_factories import write_tone
+
+    return write_tone(tmp_path_factory.mktemp("audio") / "tone.wav", seconds=1.2)
+
+
+@pytest.fixture
+def speech(qtbot, settings, whisper_folder, tone):
+    yield from window_on(qtbot, settings, whisper_folder, AudioSource(str(tone)))
+
+
+def test_an_audio_file_is_heard_and_its_attention_drawn_over_time(speech, tone):
+    session, window = speech.session, speech.window
+    assert window.actions_by_name["open_audio"].text().startswith("Open &audio")
+    session.set_audio(tone)
+    speech.wait_idle()
+    for _ in range(3):
+        session.step_forward()
+        speech.wait_idle()
+    speech.qtbot.waitUntil(
+        lambda: session.snapshot is not None and len(session.snapshot.steps) >= 3, timeout=EVENT_MS
+    )
+    snapshot = session.snapshot
+    assert snapshot.source == AudioSource(str(tone))
+    axis = snapshot.encoder.source_axis
+    assert axis.kind == "frames" and axis.labels[50] == "1.00 s"
+    # the first steps are Whisper's prompt, given by the model, not the user
+    assert [s.prompted for s in snapshot.steps[:2]] == [True, True]
+    session.set_kind("cross")
+    speech.wait_idle()
+    detail = window.detail.matrix
+    assert detail.plot.getAxis("bottom").tokens == list(axis.labels)  # the keys are time frames
+    speech.qtbot.waitUntil(lambda: detail.image.image is not None, timeout=EVENT_MS)
+    expected = attention_view(snapshot, "cross", session.cursor).weights[session.layer, session.head]
+    shown = np.asarray(detail.image.image)  # the heatmap's data is the engine's array
+    assert shown.shape in (expected.shape, expected.T.shape)
+    np.testing.assert_allclose(shown if shown.shape == expected.shape else shown.T, expected, atol=1e-6)
+    assert "hearing tone.wav" in window.source_bar.edit.placeholderText()
+    assert window.source_bar.edit.text() == ""
+
+
+def test_a_text_model_says_it_cannot_hear_and_keeps_its_generation(harness, tone):
+    session = harness.session
+    harness.qtbot.waitUntil(lambda: session.snapshot is not None, timeout=EVENT_MS)
+    before = session.snapshot
+    messages = []
+    session.message.connect(lambda level, text: messages.append((level, text)))
+    session.set_audio(tone)
+    harness.qtbot.waitUntil(lambda: any(level == "error" for level, _ in messages), timeout=EVENT_MS)
+    assert any("reads text; it cannot read tone.wav" in text for _, text in messages)
+    assert session.snapshot is before or session.snapshot.source == before.source
