@@ -40,6 +40,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--ffn", type=int, default=Shape.ffn)
     parser.add_argument("--resume", action="store_true", help="continue from DIR/checkpoint.pt")
     parser.add_argument(
+        "--export", action="store_true", help="only write DIR/model from DIR/checkpoint.pt (e.g. mid-run)"
+    )
+    parser.add_argument(
         "--tiny", action="store_true", help="a seconds-long run: 8 words, 2 voices, a 32-wide model"
     )
     return parser.parse_args(argv)
@@ -148,6 +151,11 @@ def main(argv=None) -> int:
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
     step = 0
     checkpoint = out / "checkpoint.pt"
+    if args.export:
+        model.load_state_dict(torch.load(checkpoint, weights_only=True)["model"])
+        save_folder(model.eval(), tokenizer, feature_extractor, out / "model")
+        print(f"exported {out / 'model'}")
+        return 0
     if args.resume and checkpoint.exists():
         state = torch.load(checkpoint, weights_only=True)
         model.load_state_dict(state["model"])
@@ -155,8 +163,8 @@ def main(argv=None) -> int:
         step = int(state["step"])
         print(f"resumed at step {step}", flush=True)
 
-    validation_spec = ClipSpec(words=spec.words, voices=spec.voices, speeds=EVAL_SPEEDS[:1] if args.tiny else EVAL_SPEEDS,
-                               max_words=spec.max_words)  # fmt: skip
+    speeds = EVAL_SPEEDS[:1] if args.tiny else EVAL_SPEEDS
+    validation_spec = ClipSpec(words=spec.words, voices=spec.voices, speeds=speeds, max_words=spec.max_words)
     validation = make_clips(
         16 if args.tiny else 128, seed=10_000 + args.seed, spec=validation_spec, bank=bank
     )
@@ -186,17 +194,23 @@ def main(argv=None) -> int:
         if step % 50 == 0 or step == args.steps:
             rate = 50 / (time.perf_counter() - tick) if step % 50 == 0 else 0.0
             tick = time.perf_counter()
-            print(f"step {step}/{args.steps} loss {np.mean(losses[-50:]):.4f} {rate:.2f} steps/s "
-                  f"elapsed {time.perf_counter() - begin:.0f} s", flush=True)  # fmt: skip
+            elapsed = time.perf_counter() - begin
+            mean = np.mean(losses[-50:])
+            print(
+                f"step {step}/{args.steps} loss {mean:.4f} {rate:.2f} steps/s elapsed {elapsed:.0f} s",
+                flush=True,
+            )
         if step % args.save_every == 0:
             save(step)
         if step % args.eval_every == 0 or step == args.steps:
             model.eval()
-            wer, exact = score(
-                validation, transcribe(model, feature_extractor, tokenizer, [c.audio for c in validation])
-            )
+            texts = transcribe(model, feature_extractor, tokenizer, [c.audio for c in validation])
+            wer, exact = score(validation, texts)
             model.train()
-            print(f"step {step} validation (trained voices, unheard speeds): WER {wer:.3%} exact {exact:.1%}", flush=True)  # fmt: skip
+            print(
+                f"step {step} validation (trained voices, unheard speeds): WER {wer:.2%} exact {exact:.1%}",
+                flush=True,
+            )
     save(step)
     model.eval()
     save_folder(model, tokenizer, feature_extractor, out / "model")
