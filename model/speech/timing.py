@@ -119,6 +119,7 @@ def token_times(
     convention: str = "predict",
     first_token: int = 2,
     median_width: int = 7,
+    first_frame: int = 0,
 ) -> np.ndarray:
     """``[T, 2]`` (start, end) seconds of the tokens at sequence positions ``first_token`` on.
 
@@ -127,17 +128,35 @@ def token_times(
     ``<|startoftranscript|><|notimestamps|>``). Under "predict", row p-1 times token p, so the
     tokens first_token..rows are timed (T = rows - first_token + 1, the last one the token just
     predicted); under "input", row p times token p (T = rows - first_token). ``frames``: the key
-    frames that hold sound (Whisper: mel frames // 2); ``seconds_per_frame``: 0.02 for Whisper."""
+    frames that hold sound (Whisper: mel frames // 2); ``seconds_per_frame``: 0.02 for Whisper.
+
+    The path starts at the first frame, so the first token always starts there: at 0.0 s unless
+    ``first_frame`` (e.g. from ``first_sounding_frame``) says where the sound begins."""
     selected = cross[:, :, timing_rows(cross.shape[2], first_token, convention)]
-    count = selected.shape[2]
-    if count == 0:
+    if selected.shape[2] == 0:
         return np.zeros((0, 2))
-    matrix = alignment_matrix(selected, heads, frames, median_width)
+    first_frame = min(max(0, first_frame), frames - 1)
+    matrix = alignment_matrix(selected[..., first_frame:], heads, frames - first_frame, median_width)
     path_tokens, path_frames = dtw_path(-matrix)
     jumps = np.diff(path_tokens, prepend=-1) != 0  # the first cell of each token on the path
-    starts = path_frames[jumps] * seconds_per_frame
-    ends = np.append(starts[1:], matrix.shape[1] * seconds_per_frame)
+    starts = (path_frames[jumps] + first_frame) * seconds_per_frame
+    ends = np.append(starts[1:], frames * seconds_per_frame)
     return np.stack([starts, ends], axis=1)
+
+
+def first_sounding_frame(audio: np.ndarray, sample_rate: int, seconds_per_frame: float = 0.02) -> int:
+    """The first key frame whose energy rises above the silence: a threshold 30 % of the way
+    (in dB) from the quiet floor (the 10th percentile of frame energies, at most 60 dB below the
+    loudest frame) to the loudest frame. What attention cannot tell: where the first word starts."""
+    size = max(1, round(seconds_per_frame * sample_rate))
+    count = len(audio) // size
+    if count == 0:
+        return 0
+    energy = np.square(audio[: count * size].astype(np.float64)).reshape(count, size).mean(axis=1)
+    db = 10.0 * np.log10(energy + 1e-20)
+    loudest = db.max()
+    floor = max(np.percentile(db, 10), loudest - 60.0)
+    return int(np.argmax(db >= floor + 0.3 * (loudest - floor)))
 
 
 @dataclass(frozen=True)

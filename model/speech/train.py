@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=32, help="clips per step (default 32)")
     parser.add_argument("--lr", type=float, default=1.5e-3, help="peak learning rate (default 1.5e-3)")
     parser.add_argument("--warmup", type=int, default=300, help="warm-up steps (default 300)")
+    parser.add_argument(
+        "--short-steps",
+        type=int,
+        default=0,
+        help="first steps on clips of 1-2 words, where the words can only come from the audio (default 0)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of weights and batches (default 0)")
     parser.add_argument("--save-every", type=int, default=250, help="checkpoint interval (default 250)")
     parser.add_argument("--eval-every", type=int, default=500, help="validation interval (default 500)")
@@ -179,7 +186,8 @@ def main(argv=None) -> int:
     tick = time.perf_counter()
     while step < args.steps:
         rng = np.random.default_rng([args.seed, step])
-        clips = [make_clip(bank, spec, rng) for _ in range(args.batch)]
+        now = replace(spec, min_words=1, max_words=2) if step < args.short_steps else spec
+        clips = [make_clip(bank, now, rng) for _ in range(args.batch)]
         features, inputs, targets = batch_tensors(clips, feature_extractor, tokenizer)
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, args.steps, args.lr, args.warmup)
