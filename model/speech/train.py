@@ -27,7 +27,7 @@ TINY_SHAPE = Shape(d_model=32, encoder_layers=1, decoder_layers=2, heads=2, ffn=
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m model.speech.train", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="run folder (checkpoint, word cache, model/)")
-    parser.add_argument("--steps", type=int, default=4000, help="optimiser steps (default 4000)")
+    parser.add_argument("--steps", type=int, default=3000, help="optimiser steps (default 3000)")
     parser.add_argument("--batch", type=int, default=32, help="clips per step (default 32)")
     parser.add_argument("--lr", type=float, default=1.5e-3, help="peak learning rate (default 1.5e-3)")
     parser.add_argument("--warmup", type=int, default=300, help="warm-up steps (default 300)")
