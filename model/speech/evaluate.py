@@ -33,12 +33,15 @@ from model.speech.train import score
 
 SECONDS_PER_FRAME = 0.02  # a Whisper encoder position: two 10 ms mel frames
 PROMPT_LENGTH = 2  # <|startoftranscript|><|notimestamps|>
-# (name, convention, from the first sounding frame): attention alone starts the first word at 0.0 s
+# (name, convention, from the first sounding frame, without the row that predicts <|endoftext|>):
+# attention alone starts the first word at 0.0 s; the row predicting the end attends to the last
+# word as much as that word's own row does, and takes its frames
 VARIANTS = (
-    ("predict", "predict", False),
-    ("predict+sound", "predict", True),
-    ("input", "input", False),
-    ("input+sound", "input", True),
+    ("predict", "predict", False, False),
+    ("predict+sound", "predict", True, False),
+    ("predict+sound-end", "predict", True, True),
+    ("input", "input", False, False),
+    ("input+sound", "input", True, False),
 )
 CHOOSE_BY = "predict+sound"
 
@@ -114,15 +117,15 @@ def listen(model, feature_extractor, tokenizer, clips: list[Clip], batch: int = 
 def start_errors(clips, heard, heads, variant: str, offset: float = 0.0) -> np.ndarray:
     """Signed errors (predicted - true, seconds) of every word start in the clips transcribed
     exactly, timed under ``variant`` (a name in ``VARIANTS``); ``offset`` is added to each time."""
-    _, convention, from_sound = next(v for v in VARIANTS if v[0] == variant)
+    _, convention, from_sound, drop_end = next(v for v in VARIANTS if v[0] == variant)
     errors = []
     for clip, h in zip(clips, heard, strict=True):
         if h.text.split() != list(clip.words):
             continue
         first = first_sounding_frame(clip.audio, 16_000, SECONDS_PER_FRAME) if from_sound else 0
-        frames = h.cross.shape[-1]
+        cross = h.cross[:, :, :-1] if drop_end else h.cross
         times = token_times(
-            h.cross, heads, frames, SECONDS_PER_FRAME, convention, PROMPT_LENGTH, first_frame=first
+            cross, heads, cross.shape[-1], SECONDS_PER_FRAME, convention, PROMPT_LENGTH, first_frame=first
         )
         words = word_times(h.token_texts[PROMPT_LENGTH : PROMPT_LENGTH + len(times)], times)
         predicted = [w.start + offset for w in words[: len(clip.words)]]
@@ -166,7 +169,7 @@ def choose_heads(clips, heard, heads, most: int = 6):
 def measure_set(name, clips, heard, model, chosen, offsets) -> dict:
     wer, exact = score(clips, [h.text for h in heard])
     result = {"set": name, "clips": len(clips), "wer": wer, "exact": exact, "heads": {}, "chosen": {}}
-    for variant, _, _ in VARIANTS:
+    for variant, *_ in VARIANTS:
         result["heads"][variant] = {
             f"{layer},{head}": summary(start_errors(clips, heard, [(layer, head)], variant))
             for layer, head in every_head(model)
@@ -224,8 +227,7 @@ def main(argv=None) -> int:
     selection = next(iter(sets))
     chosen = choose_heads(sets[selection], heard[selection], every_head(model))
     offsets = {
-        v: -float(np.median(start_errors(sets[selection], heard[selection], chosen, v)))
-        for v, _, _ in VARIANTS
+        v: -float(np.median(start_errors(sets[selection], heard[selection], chosen, v))) for v, *_ in VARIANTS
     }
     print(f"chosen alignment heads (layer, head): {chosen}; start offsets (s): {offsets}")
     results = [measure_set(name, sets[name], heard[name], model, chosen, offsets) for name in sets]
