@@ -1,6 +1,6 @@
 """The synthetic speech data (espeak-ng words with known times) and a seconds-long training run
-whose folder reloads with plain transformers. Skipped where espeak-ng is not installed (CI
-installs it: apt-get install espeak-ng)."""
+whose folder reloads with plain transformers. What needs espeak-ng is skipped where it is not
+installed (CI installs it: apt-get install espeak-ng)."""
 
 import json
 
@@ -10,7 +10,7 @@ import pytest
 from model.speech.data import TRAIN_VOICES, WORDS, ClipSpec, WordBank, make_clips
 from model.speech.synthesis import SAMPLE_RATE, espeak_available, sounding_span, synthesise_word
 
-pytestmark = pytest.mark.skipif(
+needs_espeak = pytest.mark.skipif(
     not espeak_available(), reason="espeak-ng is not installed (apt-get install espeak-ng)"
 )
 
@@ -26,6 +26,7 @@ def frame_energy_db(audio, start_s, seconds=0.005):
     return 10 * np.log10(np.square(audio[at : at + frame]).mean() / loudest + 1e-30)
 
 
+@needs_espeak
 def test_a_word_is_trimmed_to_where_it_sounds():
     audio = synthesise_word("seven", TRAIN_VOICES[0], 160)
     assert 0.2 < len(audio) / SAMPLE_RATE < 1.0
@@ -41,6 +42,7 @@ def test_sounding_span_finds_a_tone_in_silence():
     assert abs(start - 4000) <= 80 and abs(end - 9000) <= 80
 
 
+@needs_espeak
 def test_each_words_known_time_is_where_its_energy_is():
     bank = WordBank()
     for clip in make_clips(6, seed=1, spec=QUIET, bank=bank):
@@ -58,6 +60,7 @@ def test_each_words_known_time_is_where_its_energy_is():
         assert not np.any(clip.audio[~sounding])
 
 
+@needs_espeak
 def test_the_builder_is_reproducible_from_its_seed():
     bank = WordBank()
     first = make_clips(4, seed=7, spec=QUIET, bank=bank)
@@ -68,6 +71,7 @@ def test_the_builder_is_reproducible_from_its_seed():
     assert [c.words for c in first] != [c.words for c in other]
 
 
+@needs_espeak
 def test_the_word_cache_survives_a_round_trip(tmp_path):
     bank = WordBank()
     bank.fill(WORDS[:3], TRAIN_VOICES[:1], (160,))
@@ -79,6 +83,7 @@ def test_the_word_cache_survives_a_round_trip(tmp_path):
     )
 
 
+@needs_espeak
 def test_a_tiny_training_run_writes_a_folder_transformers_loads(tmp_path, capsys):
     pytest.importorskip("transformers")
     import torch
@@ -115,3 +120,15 @@ def test_a_tiny_training_run_writes_a_folder_transformers_loads(tmp_path, capsys
         out = model.generate(features, return_token_timestamps=True)
     assert out["sequences"].shape == out["token_timestamps"].shape
     assert isinstance(processor.batch_decode(out["sequences"], skip_special_tokens=True)[0], str)
+
+
+def test_word_error_rate_counts_substitutions_insertions_and_deletions():
+    from model.speech.data import Clip
+    from model.speech.train import score, word_errors
+
+    assert word_errors(" red cat", " red cat") == 0
+    assert word_errors(" red cat", " red dog") == 1
+    assert word_errors(" red cat", " red") == 1
+    assert word_errors(" red cat", " big red cat six") == 2
+    clip = Clip(np.zeros(1, np.float32), ("red", "cat"), (0.0, 0.5), (0.4, 0.9), "v", 160)
+    assert score([clip, clip], [" red cat", " red dog"]) == (0.25, 0.5)
