@@ -368,6 +368,10 @@ class ModelFamily(ABC):
         to the longest (``model.core.batching.source_tensors`` does it)."""
         return None
 
+    # a speech model's heads whose cross-attention times the words ((layer, head), 0-based; its
+    # ``generation_config.alignment_heads``); () where it names none
+    alignment_heads: Sequence[tuple[int, int]] = ()
+
     def prompt_token(self, position: int) -> tuple[int, ...] | None:
         """The tokens output position ``position`` is given by the model's own prompt (Whisper's
         language, task and no-timestamps; several where the model chooses among them, as for a

@@ -75,6 +75,7 @@ class SourceAxis:
     picture: np.ndarray | None = field(default=None, compare=False)  # frames: [bins, columns]
     # frames: how many positions hold the source's own sound (the rest is padding silence)
     heard: int | None = None
+    sound_start: int = 0  # frames: the position where the sound begins (after leading silence)
 
     def __len__(self) -> int:
         return len(self.labels)

@@ -24,6 +24,7 @@ from model.source import (
     frame_labels,
     source_kind,
 )
+from model.speech.timing import first_sounding_frame
 
 FRAMES_PER_POSITION = 2  # Whisper's second convolution has stride 2
 
@@ -53,5 +54,6 @@ def prepare_audio(source: Source, features: Any, positions: int, reader: str) ->
         seconds_per_position=seconds,
         picture=np.asarray(mel, dtype=np.float32),
         heard=heard,
+        sound_start=min(first_sounding_frame(clip.samples, rate, seconds), max(heard - 1, 0)),
     )
     return PreparedSource(source, axis, features=np.asarray(mel, dtype=np.float32), notice=clip.notice)

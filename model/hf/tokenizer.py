@@ -74,6 +74,11 @@ class HFTokenizer:
             kept.append(token_id)
         return self.hf.decode(kept, skip_special_tokens=True, clean_up_tokenization_spaces=False)
 
+    def piece_text(self, token_id: int) -> str:
+        """A token's own text as it joins the others (" cat" with its space; special tokens by
+        name): what word timing groups into words."""
+        return self.hf.decode([int(token_id)], skip_special_tokens=False, clean_up_tokenization_spaces=False)
+
     def token_text(self, token_id: int) -> str:
         label = self.labels.get(token_id)
         if label is None:

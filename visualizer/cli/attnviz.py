@@ -26,6 +26,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from visualizer.cli.align import add_align_parser, cmd_align
 from visualizer.cli.attribute import add_attribute_parser, cmd_attribute
 from visualizer.cli.common import (
     EXIT_USAGE,
@@ -112,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
 
     add_trace_parser(sub)
+    add_align_parser(sub)
     add_attribute_parser(sub)
     add_heads_parser(sub)
     add_desktop_parser(sub)
@@ -346,6 +348,7 @@ def run_gui(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "trace": cmd_trace,
+    "align": cmd_align,
     "attribute": cmd_attribute,
     "heads": cmd_heads,
     "train": cmd_train,

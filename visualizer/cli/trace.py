@@ -87,6 +87,21 @@ def outside_training_lines(checkpoint, source: str) -> list[str]:
     return [describe(finding, "en") for finding in findings]
 
 
+def add_timing(arrays: dict, summary: dict, timing) -> None:
+    """A speech model's word times: ``token_times`` [T, 2] seconds (NaN where a token is not
+    timed: the prompt, the end token) and the words in the JSON, with how they were timed."""
+    if timing is None:
+        return
+    arrays["token_times"] = timing.token_times.astype("float64")
+    summary["words"] = [
+        {"word": w.word, "start": round(w.start, 3), "end": round(w.end, 3)} for w in timing.words
+    ]
+    summary["word_timing"] = {
+        "alignment_heads": [list(head) for head in timing.heads],
+        "convention": timing.convention,
+    }
+
+
 def unknown_line(unknown: list[dict], what: str = "") -> str | None:
     """Every character read as ``<unk>``, with its position, in one line (None: there are none)."""
     if not unknown:
@@ -101,6 +116,7 @@ def generated(checkpoint, source, settings) -> tuple[dict, dict]:
     from model.core.threads import step_threads
     from model.generation.engine import GenerationEngine
     from model.generation.trace import generation_arrays, generation_summary
+    from model.probes.word_timing import generation_timing
     from visualizer.state.token_labels import copy_description
 
     torch.set_num_threads(step_threads(checkpoint.info.parameters))
@@ -108,6 +124,7 @@ def generated(checkpoint, source, settings) -> tuple[dict, dict]:
     engine.run_to_end()
     snapshot = engine.snapshot()
     arrays, summary = generation_arrays(snapshot), generation_summary(snapshot)
+    add_timing(arrays, summary, generation_timing(checkpoint, snapshot))
     if line := unknown_line(summary["unknown_characters"]):
         warn(line)
     kind = checkpoint.info.alignment_kind
@@ -121,6 +138,7 @@ def generated(checkpoint, source, settings) -> tuple[dict, dict]:
 def teacher_forced(checkpoint, source, target: str) -> tuple[dict, dict]:
     from model.generation.trace import teacher_forced_arrays, teacher_forced_summary
     from model.probes.teacher_forcing import teacher_force
+    from model.probes.word_timing import forced_timing
 
     started = time.perf_counter()
     record = teacher_force(checkpoint, source, target)
@@ -128,6 +146,7 @@ def teacher_forced(checkpoint, source, target: str) -> tuple[dict, dict]:
     summary = teacher_forced_summary(
         record, checkpoint.tokenizer, source, checkpoint.info, seconds=time.perf_counter() - started
     )
+    add_timing(arrays, summary, forced_timing(checkpoint, record))
     if line := unknown_line(summary["unknown_characters"]):
         warn(line)
     if line := unknown_line(summary["unknown_target_characters"], "in the target, "):
