@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Union
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np  # only named: the command line's --version imports this, and must stay light
+
     from model.interface import Tokenizer
 
 AxisKind = Literal["tokens", "frames", "patches"]

@@ -30,9 +30,14 @@ def add_trace_parser(sub) -> None:
     trace = sub.add_parser("trace", help="record one generation as .npz + .json")
     add_model_options(trace)
     given = trace.add_mutually_exclusive_group(required=True)
-    given.add_argument("--text", help='the source, e.g. "reverse: attention"')
     given.add_argument(
-        "--audio", type=Path, help="a speech model's source: an audio file (WAV, FLAC, OGG, MP3)"
+        "--text", help='the source, e.g. "reverse: attention" (default: none; give this or --audio)'
+    )
+    given.add_argument(
+        "--audio",
+        type=Path,
+        help="a speech model's source: an audio file, WAV, FLAC, OGG or MP3 "
+        "(default: none; give this or --text)",
     )
     trace.add_argument(
         "--target", help="run teacher-forced on this target instead of generating (default: generate)"
