@@ -209,6 +209,9 @@ class FamilyInfo:
     extras: dict[str, str] = field(default_factory=dict)  # recorded extras → what they hold
     # what the views say instead of a heatmap, for a model with no kind of attention
     without_attention: str = ""
+    # a speech model's heads whose attention over the source times the words ((layer, head),
+    # 0-based: its ``generation_config.alignment_heads``); () where it names none
+    alignment_heads: tuple[tuple[int, int], ...] = ()
 
     def kind(self, name: str) -> AttentionKind:
         for kind in self.kinds:
@@ -367,10 +370,6 @@ class ModelFamily(ABC):
         True where a position is padding. None, the default (text families): their ids, padded
         to the longest (``model.core.batching.source_tensors`` does it)."""
         return None
-
-    # a speech model's heads whose cross-attention times the words ((layer, head), 0-based; its
-    # ``generation_config.alignment_heads``); () where it names none
-    alignment_heads: Sequence[tuple[int, int]] = ()
 
     def prompt_token(self, position: int) -> tuple[int, ...] | None:
         """The tokens output position ``position`` is given by the model's own prompt (Whisper's

@@ -49,7 +49,7 @@ Source = Union[str, AudioSource]  # noqa: UP007 (a runtime alias, also for Pytho
 
 
 def source_kind(source: Source) -> str:
-    """"text", or the medium of a file source ("audio")."""
+    """ "text", or the medium of a file source ("audio")."""
     return "text" if isinstance(source, str) else source.kind
 
 

@@ -88,7 +88,9 @@ class HFFamily(ModelFamily):
             self.target_language = self.tokenizer.hf.convert_ids_to_tokens(forced)
             self.tokenizer.target_prefix = [forced]
         named = getattr(self.model.generation_config, "alignment_heads", None) or ()
-        self.alignment_heads = tuple((int(layer), int(head)) for layer, head in named)
+        self.info = replace(
+            self.info, alignment_heads=tuple((int(layer), int(head)) for layer, head in named)
+        )
         if self.rules.prompt:  # Whisper: a target is written after its prompt (language, task, …)
             self.tokenizer.target_prefix = [choices[0] for choices in self.rules.prompt]
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from model.generation.forced_records import TeacherForcedRecord
 from model.generation.records import GenerationSnapshot
-from model.interface import ModelFamily
+from model.interface import FamilyInfo, ModelFamily, Tokenizer
 from model.speech.timing import WordTime, token_times, word_times
 
 DEFAULT_CONVENTION = "predict"
@@ -78,43 +78,43 @@ def time_tokens(
     return Timing(times, shifted, tuple(heads), convention)
 
 
-def alignment_heads_of(model: ModelFamily) -> list[tuple[int, int]]:
+def alignment_heads_of(info: FamilyInfo) -> list[tuple[int, int]]:
     """The model's alignment heads, or every head of its decoder's last half."""
-    if model.alignment_heads:
-        return list(model.alignment_heads)
-    kind = model.info.alignment_kind
+    if info.alignment_heads:
+        return list(info.alignment_heads)
+    kind = info.alignment_kind
     return default_alignment_heads(kind.layers, kind.heads) if kind is not None else []
 
 
-def piece_texts(model: ModelFamily, ids: Sequence[int]) -> list[str]:
+def piece_texts(tokenizer: Tokenizer, ids: Sequence[int]) -> list[str]:
     """Each token's text as it joins the others (with its space), for grouping into words."""
-    piece = getattr(model.tokenizer, "piece_text", None) or model.tokenizer.token_text
+    piece = getattr(tokenizer, "piece_text", None) or tokenizer.token_text
     return [piece(int(i)) for i in ids]
 
 
 def generation_timing(
-    model: ModelFamily,
     snapshot: GenerationSnapshot,
     heads: Sequence[tuple[int, int]] | None = None,
     convention: str = DEFAULT_CONVENTION,
 ) -> Timing | None:
     """Word times of a generation so far (None: its source is not time frames, or the model
-    has no attention over it); provisional while it runs, as later tokens move the path."""
-    axis, kind = snapshot.encoder.source_axis, model.info.alignment_kind
+    has no attention over it); provisional while it runs, as later tokens move the path. Plain
+    numpy on the records: the window calls it on its own thread after every step."""
+    axis, kind, tokenizer = snapshot.encoder.source_axis, snapshot.info.alignment_kind, snapshot.tokenizer
     if axis.kind != "frames" or kind is None or not snapshot.steps:
         return None
     cross = np.stack([s.attention[kind.name] for s in snapshot.steps], axis=2)  # [L, H, T, S]
-    sequence = [model.tokenizer.bos_id, *snapshot.output_ids]
+    sequence = [tokenizer.bos_id, *snapshot.output_ids]
     first_token = 1 + sum(1 for s in snapshot.steps if s.prompted)
-    eos = model.tokenizer.eos_id
+    eos = tokenizer.eos_id
     until = sequence.index(eos, 1) if eos in sequence[1:] else None
     return time_tokens(
         cross,
-        piece_texts(model, sequence),
+        piece_texts(tokenizer, sequence),
         first_token,
         axis.heard or len(axis),
         axis.seconds_per_position,
-        heads if heads is not None else alignment_heads_of(model),
+        heads if heads is not None else alignment_heads_of(snapshot.info),
         convention,
         axis.sound_start if convention == "predict" else 0,
         until,
@@ -146,11 +146,11 @@ def forced_timing(
     sequence = [int(i) for i in item.input_ids[:real]] + [model.tokenizer.eos_id]
     return time_tokens(
         cross,
-        piece_texts(model, sequence),
+        piece_texts(model.tokenizer, sequence),
         1 + prompt_length(model),
         axis.heard or len(axis),
         axis.seconds_per_position,
-        heads if heads is not None else alignment_heads_of(model),
+        heads if heads is not None else alignment_heads_of(model.info),
         convention,
         axis.sound_start if convention == "predict" else 0,
         len(sequence) - 1,

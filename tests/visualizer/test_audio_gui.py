@@ -50,6 +50,19 @@ def test_an_audio_file_is_heard_and_its_attention_drawn_over_time(speech, tone):
     shown = np.asarray(detail.image.image)  # the heatmap's data is the engine's array
     assert shown.shape in (expected.shape, expected.T.shape)
     np.testing.assert_allclose(shown if shown.shape == expected.shape else shown.T, expected, atol=1e-6)
+    # under it, the spectrogram the encoder read and the words where the alignment heads put them
+    strip = window.detail.spectrogram
+    assert strip.plot.isVisible()
+    np.testing.assert_array_equal(strip.image.image, axis.picture)
+    timing = session.word_timing()
+    assert timing is not None and timing.words  # the random model's pieces still make words
+    assert strip.words == [(w.word, w.start, w.end) for w in timing.words]
+    lines = [m for m in strip.marks if hasattr(m, "value")]
+    assert [line.value() for line in lines] == pytest.approx([w.start / 0.02 for w in timing.words])
+    # attention over the source's own tokens shows no spectrogram
+    session.set_kind("dec_self")
+    speech.wait_idle()
+    assert not strip.plot.isVisible()
     assert "hearing tone.wav" in window.source_bar.edit.placeholderText()
     assert window.source_bar.edit.text() == ""
 

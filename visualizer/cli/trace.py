@@ -129,7 +129,7 @@ def generated(checkpoint, source, settings) -> tuple[dict, dict]:
     engine.run_to_end()
     snapshot = engine.snapshot()
     arrays, summary = generation_arrays(snapshot), generation_summary(snapshot)
-    add_timing(arrays, summary, generation_timing(checkpoint, snapshot))
+    add_timing(arrays, summary, generation_timing(snapshot))
     if line := unknown_line(summary["unknown_characters"]):
         warn(line)
     kind = checkpoint.info.alignment_kind

@@ -131,6 +131,24 @@ class Session(SessionResults):
             snapshot is not None and snapshot.stop_reason is not None and self.cursor == self.step_count - 1
         )
 
+    def word_timing(self):
+        """Where the words written up to the shown step lie in a speech model's audio (the
+        alignment heads' cross-attention, ``model.probes.word_timing``); None for other sources.
+        Computed once per step shown, shared by the views."""
+        from dataclasses import replace as replaced
+
+        from model.probes.word_timing import generation_timing
+
+        snapshot = self.snapshot
+        if snapshot is None or snapshot.encoder.source_axis.kind != "frames":
+            return None
+        key = (id(snapshot), self.cursor)
+        if getattr(self, "_timing_key", None) != key:
+            shown = replaced(snapshot, steps=snapshot.steps[: self.cursor + 1])
+            self._timing = generation_timing(shown)
+            self._timing_key = key
+        return self._timing
+
     def attention(self):
         """What the attention views show now; computed once per change, shared by the views."""
         from visualizer.state.views import attention_view, words_view

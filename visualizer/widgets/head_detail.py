@@ -11,6 +11,7 @@ from visualizer.state.events import Subscriptions
 from visualizer.state.session import Session
 from visualizer.state.views import AttentionView, describe_cell, head_name
 from visualizer.widgets.heatmap import BACKGROUND, MatrixPlot
+from visualizer.widgets.spectrogram import SpectrogramStrip
 
 
 class HeadDetail(pg.GraphicsLayoutWidget):
@@ -36,6 +37,9 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         )
         self.colorbar.setImageItem(self.matrix.image)
         self.ci.addItem(self.colorbar, row=1, col=1)
+        # a speech model's source under the attention over it: the spectrogram and the words
+        self.spectrogram = SpectrogramStrip(self.ci, 2, plot)
+        self.spectrogram.set_visible(False)
         self.ci.layout.setColumnMinimumWidth(1, 60)  # room for the colour bar's tick labels
         self.view: AttentionView | None = None
         self.shown: np.ndarray | None = None
@@ -85,6 +89,22 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         key_axis = tr("key (decoder input)" if kind.keys == "target" else "key (source)", language)
         self.matrix.plot.setLabel("left", query_axis)
         self.matrix.plot.setLabel("bottom", key_axis)
+        self.show_source(kind)
+
+    def show_source(self, kind) -> None:
+        """Under attention whose keys are a speech model's time frames: the spectrogram, and the
+        words where the alignment heads place them so far."""
+        snapshot = self.session.snapshot
+        axis = snapshot.encoder.source_axis if snapshot is not None else None
+        frames = axis is not None and axis.kind == "frames" and axis.picture is not None
+        frames = frames and kind.keys == "source"
+        self.spectrogram.set_visible(frames)
+        if not frames:
+            return
+        self.spectrogram.show_picture(axis.picture, len(axis))
+        timing = self.session.word_timing()
+        words = [(w.word, w.start, w.end) for w in timing.words] if timing is not None else []
+        self.spectrogram.show_words(words, axis.seconds_per_position)
 
     def on_mouse_moved(self, scene_pos) -> None:
         position = self.matrix.cell_at(scene_pos)
