@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from model.source import AudioSource
 from tests.visualizer.conftest import window_on
@@ -77,3 +78,37 @@ def test_a_text_model_says_it_cannot_hear_and_keeps_its_generation(harness, tone
     harness.qtbot.waitUntil(lambda: any(level == "error" for level, _ in messages), timeout=EVENT_MS)
     assert any("reads text; it cannot read tone.wav" in text for _, text in messages)
     assert session.snapshot is before or session.snapshot.source == before.source
+
+
+def test_shift_click_adds_or_removes_a_head_from_the_word_alignment(speech):
+    from model.probes.word_timing import alignment_heads_of
+
+    session, window = speech.session, speech.window
+    for _ in range(4):
+        session.step_forward()
+        speech.wait_idle()
+    session.set_kind("cross")
+    speech.wait_idle()
+    own = tuple(alignment_heads_of(session.snapshot.info))
+    assert own == ((1, 0), (1, 2))  # the tiny model's generation_config.alignment_heads
+    before = session.word_timing()
+    assert before.heads == own
+    messages = []
+    session.message.connect(lambda level, text: messages.append(text))
+    grid = window.grid
+    spot = grid.scene_position(0, 3, 0, 0)  # layer 1, head 4, Shift held
+    shift = type(
+        "Click",
+        (),
+        {"scenePos": lambda self: spot, "modifiers": lambda self: Qt.KeyboardModifier.ShiftModifier},
+    )
+    grid.on_mouse_clicked(shift())
+    speech.wait_idle()
+    after = session.word_timing()
+    assert after.heads == ((0, 3), (1, 0), (1, 2)) and "L1H4, L2H1, L2H3" in messages[-1]
+    assert window.detail.spectrogram.words == [(w.word, w.start, w.end) for w in after.words]
+    for head in ((0, 3), (1, 0)):
+        session.toggle_alignment_head(*head)
+    assert session.word_timing().heads == ((1, 2),)
+    session.toggle_alignment_head(1, 2)  # the last one stays: something must time the words
+    assert session.word_timing().heads == ((1, 2),) and "at least one head" in messages[-1]

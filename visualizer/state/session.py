@@ -19,7 +19,7 @@ from model.interface import NO_INTERVENTIONS, Interventions
 # Only torch-free modules here: the window is built and painted before torch is imported.
 from model.source import AudioSource, Source
 from model.tasks.coverage import TRAINED_ON, Finding, outside_training
-from visualizer.i18n import trf
+from visualizer.i18n import tr, trf
 from visualizer.state.events import Signal
 from visualizer.state.jobs import Job, JobRunner, no_worker
 from visualizer.state.protocol import (  # noqa: F401  (the session's vocabulary, imported from here too)
@@ -94,6 +94,9 @@ class Session(SessionResults):
         self._queued_steps = 0  # → pressed while a step was computing: taken when it arrives
         self.initial_steps = 0  # steps to run after the first model loads (attnviz --steps)
         self.words = False  # attention over words, pieces merged (subword models)
+        # the heads whose cross-attention times a speech model's words: None, the model's own
+        # (its alignment heads); Shift+click on the grid adds or removes one
+        self.alignment_heads: tuple[tuple[int, int], ...] | None = None
         # languages for the first model, if multilingual (attnviz --src-lang/--tgt-lang)
         self.initial_languages: tuple[str | None, str | None] = (None, None)
         self.generation = 0  # the generation asked for last
@@ -142,12 +145,34 @@ class Session(SessionResults):
         snapshot = self.snapshot
         if snapshot is None or snapshot.encoder.source_axis.kind != "frames":
             return None
-        key = (id(snapshot), self.cursor)
+        key = (id(snapshot), self.cursor, self.alignment_heads)
         if getattr(self, "_timing_key", None) != key:
             shown = replaced(snapshot, steps=snapshot.steps[: self.cursor + 1])
-            self._timing = generation_timing(shown)
+            self._timing = generation_timing(shown, self.alignment_heads)
             self._timing_key = key
         return self._timing
+
+    def toggle_alignment_head(self, layer: int, head: int) -> None:
+        """Add a head to the heads that time a speech model's words, or take it out; the words
+        are placed again at once. The last head cannot be taken out (nothing would time them)."""
+        from model.probes.word_timing import alignment_heads_of
+
+        snapshot = self.snapshot
+        if snapshot is None or snapshot.encoder.source_axis.kind != "frames":
+            return
+        current = (
+            self.alignment_heads
+            if self.alignment_heads is not None
+            else tuple(alignment_heads_of(snapshot.info))
+        )
+        chosen = tuple(sorted(set(current) ^ {(layer, head)}))
+        if not chosen:
+            self.message.emit("warning", tr("at least one head must time the words", self.language))
+            return
+        self.alignment_heads = chosen
+        heads = ", ".join(f"L{layer_ + 1}H{head_ + 1}" for layer_, head_ in chosen)
+        self.message.emit("info", trf("the words are timed by {heads}", self.language, heads=heads))
+        self.selection_changed.emit()
 
     def attention(self):
         """What the attention views show now; computed once per change, shared by the views."""

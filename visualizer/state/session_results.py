@@ -98,6 +98,7 @@ class SessionResults:
         forced = tuple(step.token_id if step.forced else None for step in kept)
         self.model = model
         if not same_model:
+            self.alignment_heads = None  # a new model times its words with its own heads
             self.sources_run = []
         self.words = self.words and self.words_available
         # what-ifs the new model cannot apply would only mislabel its pictures

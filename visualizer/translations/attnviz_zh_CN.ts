@@ -640,6 +640,14 @@
         <translation>解码留出集样例</translation>
     </message>
     <message>
+        <source>at least one head must time the words</source>
+        <translation>至少要有一个头来给词定时</translation>
+    </message>
+    <message>
+        <source>the words are timed by {heads}</source>
+        <translation>现在由 {heads} 给词定时</translation>
+    </message>
+    <message>
         <source>hearing {name} (File &gt; Open audio); type text to run text instead</source>
         <translation>正在听 {name}（文件 &gt; 打开音频）；输入文字即可改为运行文字</translation>
     </message>

@@ -433,7 +433,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
 
     def on_mouse_clicked(self, event) -> None:
         """Click: choose the head. Ctrl+click: zero the head in the live model, or give it back
-        (the what-if the Head importance page also sets)."""
+        (the what-if the Head importance page also sets). Shift+click, on a speech model's
+        attention over time: add the head to the heads that time the words, or take it out."""
         found = self.cell_under(event.scenePos())
         if found is None:
             return
@@ -443,6 +444,11 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if modifiers & Qt.KeyboardModifier.ControlModifier and head is not MEAN and self.view is not None:
             self.session.toggle_zeroed_head(self.view.kind, layer, head)
             return
+        if modifiers & Qt.KeyboardModifier.ShiftModifier and head is not MEAN and self.view is not None:
+            kind = self.session.snapshot.info.alignment_kind if self.session.snapshot else None
+            if kind is not None and kind.name == self.view.kind:
+                self.session.toggle_alignment_head(layer, head)
+                return
         self.session.select_head(layer, head)
 
     def scene_position(self, layer: int, head: int | None, query: int, key: int):
