@@ -82,7 +82,7 @@ def task_sample(
 def reference_for(model: ModelFamily, source: str, output: str) -> tuple[str, str]:
     """The reference for one source: the task's answer where the model knows the task and the
     source is one, else what the model wrote. Returns (reference, kind)."""
-    task = source.partition(":")[0]
+    task = source.partition(":")[0] if isinstance(source, str) else None
     if task in model_tasks(model):
         try:
             choices = answers(source)

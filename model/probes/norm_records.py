@@ -81,6 +81,8 @@ def half_source(text: str) -> str:
     "reverse: abcdef" gives "reverse: abc". A one-character input gets its character once more
     (one longer), so the two always differ in length.
     """
+    if not isinstance(text, str):  # an audio file has no shorter half to batch with
+        raise ValueError(f"a padded batch is made of text sources; {text} is not text")
     prefix, sep, body = text.partition(": ")
     if not sep:
         prefix, body = "", text

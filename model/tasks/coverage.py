@@ -58,7 +58,9 @@ class Finding:
 
 def outside_training(source: str, description: dict | None) -> list[Finding]:
     """How ``source`` lies outside what a model with this ``trained_on`` description saw."""
-    if not isinstance(description, dict) or not isinstance(description.get("tasks"), list):
+    if not isinstance(source, str) or not isinstance(description, dict):
+        return []
+    if not isinstance(description.get("tasks"), list):
         return []
     tasks = [str(task) for task in description["tasks"]]
     task, sep, text = source.partition(PREFIX_SEP)

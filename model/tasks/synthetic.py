@@ -61,7 +61,10 @@ class Example:
 
 
 def split_source(source: str) -> tuple[str, str]:
-    """Split ``"task: input"`` into ``(task, input)``."""
+    """Split ``"task: input"`` into ``(task, input)``; ValueError for anything else (also a
+    source that is not text, such as an audio file)."""
+    if not isinstance(source, str):
+        raise ValueError(f"{source} is not a task's text source")
     task, sep, rest = source.partition(PREFIX_SEP)
     if not sep or task not in TASK_NAMES:
         raise ValueError(f"source must start with one of {[t + ': ' for t in TASK_NAMES]}")

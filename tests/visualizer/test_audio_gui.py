@@ -112,3 +112,19 @@ def test_shift_click_adds_or_removes_a_head_from_the_word_alignment(speech):
     assert session.word_timing().heads == ((1, 2),)
     session.toggle_alignment_head(1, 2)  # the last one stays: something must time the words
     assert session.word_timing().heads == ((1, 2),) and "at least one head" in messages[-1]
+
+
+def test_every_page_opens_on_a_speech_model_without_an_error(speech):
+    """Pages made for text (a padded batch of sources, the tasks' answers) say why they cannot
+    show an audio file, and none raises (pytest-qt fails a test on any exception in a Qt call)."""
+    from visualizer.panels.registry import PANELS
+
+    session, window = speech.session, speech.window
+    for _ in range(3):
+        session.step_forward()
+        speech.wait_idle()
+    for entry in PANELS:
+        window.show_panel(entry.key)
+        speech.wait_idle()
+        window.grab()  # painted, as on screen
+    assert session.snapshot.encoder.source_axis.kind == "frames"
