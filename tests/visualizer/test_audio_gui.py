@@ -128,3 +128,20 @@ def test_every_page_opens_on_a_speech_model_without_an_error(speech):
         speech.wait_idle()
         window.grab()  # painted, as on screen
     assert session.snapshot.encoder.source_axis.kind == "frames"
+
+
+def test_a_file_that_is_not_audio_is_refused_in_one_line_and_the_generation_stays(speech, tmp_path):
+    session = speech.session
+    session.step_forward()
+    speech.wait_idle()
+    before = session.snapshot
+    messages = []
+    session.message.connect(lambda level, text: messages.append((level, text)))
+    fake = tmp_path / "notes.wav"
+    fake.write_text("these are not sounds\n")
+    session.set_audio(fake)
+    speech.qtbot.waitUntil(lambda: any(level == "error" for level, _ in messages), timeout=EVENT_MS)
+    error = next(text for level, text in messages if level == "error")
+    assert error.startswith("notes.wav: ") and "\n" not in error
+    speech.wait_idle()
+    assert session.snapshot.source == before.source  # what was shown stays
