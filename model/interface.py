@@ -212,6 +212,7 @@ class FamilyInfo:
     # a speech model's heads whose attention over the source times the words ((layer, head),
     # 0-based: its ``generation_config.alignment_heads``); () where it names none
     alignment_heads: tuple[tuple[int, int], ...] = ()
+    prompt_length: int = 0  # output positions the model's own prompt fills (Whisper: language, task, …)
 
     def kind(self, name: str) -> AttentionKind:
         for kind in self.kinds:

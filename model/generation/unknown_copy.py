@@ -69,6 +69,8 @@ def source_unknown_pieces(encoder: EncoderRecord, unk_id: int | None) -> dict[in
     positions = [int(i) for i in np.flatnonzero(np.asarray(encoder.src_ids) == unk_id)]
     if not positions or len(positions) != len(encoder.unknown):
         return {}
+    if any(place < 0 for place, _ in encoder.unknown):  # a slow tokenizer: it cannot say which text
+        return {}
     return {position: text for position, (_, text) in zip(positions, encoder.unknown, strict=True)}
 
 
@@ -127,18 +129,23 @@ def text_segments(
     tokenizer: Tokenizer, ids: Sequence[int], copies: Mapping[int, CopiedUnknown]
 ) -> list[tuple[str, CopiedUnknown | None]]:
     """The output text of ``ids`` (up to ``<eos>``) in pieces: decoded text, and each copied
-    ``<unk>`` as its character with its copy. The ids between copies are decoded together, as
-    the tokenizer decodes a whole output."""
+    ``<unk>`` as its character with its copy.
+
+    Each piece of text is what decoding one more stretch of the output adds to decoding all
+    before it, so a tokenizer that spells a word's space in its first piece (SentencePiece's
+    ▁, dropped at the start of a decoded text) keeps its spaces around a copy."""
     ids = [int(i) for i in ids]
     if tokenizer.eos_id in ids:
         ids = ids[: ids.index(tokenizer.eos_id)]
     segments: list[tuple[str, CopiedUnknown | None]] = []
-    start = 0
-    for position in sorted(p for p in copies if p < len(ids)):
-        copy = copies[position]
-        segments += [(tokenizer.decode(ids[start:position]), None), (copy.character, copy)]
-        start = position + 1
-    segments.append((tokenizer.decode(ids[start:]), None))
+    before, start = "", 0  # the text of ids[:start] as decoded
+    for position in [*sorted(p for p in copies if p < len(ids)), len(ids)]:
+        upto = tokenizer.decode(ids[:position])
+        text = upto[len(before) :] if upto.startswith(before) else tokenizer.decode(ids[start:position])
+        segments.append((text, None))
+        if position < len(ids):
+            segments.append((copies[position].character, copies[position]))
+            before, start = tokenizer.decode(ids[: position + 1]), position + 1
     return [(text, copy) for text, copy in segments if text]
 
 

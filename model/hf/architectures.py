@@ -371,6 +371,28 @@ def whisper_target_positions(config: Config) -> int:
     return config.max_target_positions
 
 
+def language_token_id(language: str, lang_to_id: dict) -> int:
+    """The token of a language given as ``generate`` takes it: a token (``<|fr|>``), a code
+    (``fr``) or a name (``French``, as fine-tuning guides save it)."""
+    from model.core.errors import CheckpointError
+
+    if language in lang_to_id:
+        return int(lang_to_id[language])
+    code = language.lower()
+    try:
+        from transformers.models.whisper.tokenization_whisper import TO_LANGUAGE_CODE
+
+        code = TO_LANGUAGE_CODE.get(code, code)
+    except ImportError:  # the library's table of names; codes and tokens still work without it
+        pass
+    token = f"<|{code}|>"
+    if token not in lang_to_id:
+        raise CheckpointError(
+            f"the generation settings' language {language!r} is not one of the model's languages"
+        )
+    return int(lang_to_id[token])
+
+
 def whisper_prompt(generation: Config) -> tuple[tuple[int, ...], ...]:
     """Whisper's prompt after its start token, as ``generate`` builds it from the generation
     settings: the language (the one set, or any of its language tokens for the model to choose
@@ -387,11 +409,11 @@ def whisper_prompt(generation: Config) -> tuple[tuple[int, ...], ...]:
                 break
             prompt.append((int(token),) if token is not None else tuple(sorted(lang_to_id.values())))
     languages = set(lang_to_id.values())
+    given = bool(prompt)  # old forced ids name the prompt; a language they leave open is detected
     if language is not None:
-        code = language if language.startswith("<|") else f"<|{language}|>"
-        chosen = (lang_to_id[code],)
+        chosen = (language_token_id(language, lang_to_id),)
         prompt = [chosen, *prompt[1:]] if prompt and set(prompt[0]) <= languages else [chosen, *prompt]
-    elif lang_to_id and not (prompt and set(prompt[0]) <= languages):
+    elif lang_to_id and not given:
         prompt.insert(0, tuple(sorted(languages)))  # detected: the likeliest language token
     tasks = set(task_to_id.values())
     if task is not None:
@@ -406,8 +428,11 @@ def whisper_prompt(generation: Config) -> tuple[tuple[int, ...], ...]:
 
 
 def whisper_rules(generation: Config, target_positions: int | None) -> GenerationRules:
-    """The generation settings' rules, and the prompt ``generate`` writes before the text."""
-    return replace(rules_from_settings(generation, target_positions), prompt=whisper_prompt(generation))
+    """The generation settings' rules, and the prompt ``generate`` writes before the text (which
+    is how Whisper's ``forced_decoder_ids`` apply: not a setting left out)."""
+    rules = rules_from_settings(generation, target_positions)
+    unsupported = tuple(name for name in rules.unsupported if name != "forced_decoder_ids")
+    return replace(rules, prompt=whisper_prompt(generation), unsupported=unsupported)
 
 
 WHISPER = Architecture(

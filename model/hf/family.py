@@ -89,7 +89,9 @@ class HFFamily(ModelFamily):
             self.tokenizer.target_prefix = [forced]
         named = getattr(self.model.generation_config, "alignment_heads", None) or ()
         self.info = replace(
-            self.info, alignment_heads=tuple((int(layer), int(head)) for layer, head in named)
+            self.info,
+            alignment_heads=tuple((int(layer), int(head)) for layer, head in named),
+            prompt_length=len(self.rules.prompt),
         )
         if self.rules.prompt:  # Whisper: a target is written after its prompt (language, task, …)
             self.tokenizer.target_prefix = [choices[0] for choices in self.rules.prompt]

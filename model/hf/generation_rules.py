@@ -103,7 +103,9 @@ class GenerationRules:
         length = len(ids)
         if 1 <= length <= len(self.prompt):  # the prompt is given, not generated: no rule acts on it
             choices = self.prompt[length - 1]
-            return only(logits, choices) if len(choices) == 1 else within(logits, choices)
+            if len(choices) > 1:  # detected as generate detects it: the likeliest, then forced
+                choices = (max(choices, key=lambda token: float(logits[token])),)
+            return only(logits, choices)
         banned: set[int] = set()
         if self.repetition_penalty != 1.0 and ids:
             seen = torch.tensor(sorted(set(ids)), device=logits.device)
@@ -137,13 +139,6 @@ def without(logits: torch.Tensor, banned: set[int]) -> torch.Tensor:
     if inside:
         logits[inside] = float("-inf")
     return logits
-
-
-def within(logits: torch.Tensor, allowed: Sequence[int]) -> torch.Tensor:
-    """Every token −∞ but ``allowed``, which keep their logits: a choice among them."""
-    kept = torch.full_like(logits, float("-inf"))
-    kept[list(allowed)] = logits[list(allowed)]
-    return kept
 
 
 def only(logits: torch.Tensor, allowed: Sequence[int]) -> torch.Tensor:

@@ -46,7 +46,9 @@ def teacher_force_batch(
         try:
             prepared.append(model.prepare_source(source))
         except SourceError as error:
-            if isinstance(source, str) and source:  # an over-long text, as the batch has said it
+            too_long = isinstance(source, str) and bool(source)
+            too_long = too_long and len(tokenizer.encode_source(source).ids) > info.max_source_len
+            if too_long:  # as the batch has always said it
                 longest = max(info.max_source_len, info.max_target_len)
                 raise ValueError(f"a source or target is longer than the model's {longest} tokens") from error
             raise

@@ -105,7 +105,8 @@ def generation_timing(
         return None
     cross = np.stack([s.attention[kind.name] for s in snapshot.steps], axis=2)  # [L, H, T, S]
     sequence = [tokenizer.bos_id, *snapshot.output_ids]
-    first_token = 1 + sum(1 for s in snapshot.steps if s.prompted)
+    # by position: a prompt token the user forced (another language) is still the prompt
+    first_token = 1 + min(len(snapshot.steps), snapshot.info.prompt_length)
     eos = tokenizer.eos_id
     until = sequence.index(eos, 1) if eos in sequence[1:] else None
     return time_tokens(

@@ -141,3 +141,39 @@ def test_trace_of_audio_holds_frames_the_spectrogram_and_the_prompt(whisper_fold
         == 2
     )
     assert "hears audio" in capsys.readouterr().err
+
+
+def test_the_prompt_reads_languages_as_generate_takes_them():
+    from types import SimpleNamespace
+
+    from model.hf.architectures import whisper_prompt
+
+    settings = dict(
+        task=None,
+        lang_to_id={"<|en|>": 2, "<|fr|>": 3},
+        task_to_id={"translate": 4, "transcribe": 5},
+        no_timestamps_token_id=6,
+        forced_decoder_ids=None,
+    )
+    for language in ("fr", "<|fr|>", "French", "french"):  # a code, a token, a name (fine-tuning guides)
+        assert whisper_prompt(SimpleNamespace(**settings, language=language)) == ((3,), (5,), (6,))
+    with pytest.raises(CheckpointError, match="'klingon' is not one of the model's languages"):
+        whisper_prompt(SimpleNamespace(**settings, language="klingon"))
+    # none set: the language is detected (any of them), no task, then no-timestamps
+    assert whisper_prompt(SimpleNamespace(**settings, language=None)) == ((2, 3), (6,))
+    # old forced ids that name the task leave nothing to detect, as generate reads them
+    forced = SimpleNamespace(**{**settings, "forced_decoder_ids": [[1, 5]]}, language=None)
+    assert whisper_prompt(forced) == ((5,), (6,))
+
+
+def test_a_detected_language_is_the_likeliest_under_every_strategy(whisper, tone):
+    from model.generation.decoding_settings import DecodingSettings
+
+    greedy = GenerationEngine(whisper, AudioSource(str(tone)))
+    greedy.step()
+    chosen = greedy.steps[0].token_id
+    for seed in range(6):  # sampling hot: the language is still detected, not drawn
+        settings = DecodingSettings(strategy="sample", temperature=5.0, seed=seed)
+        engine = GenerationEngine(whisper, AudioSource(str(tone)), settings)
+        engine.step()
+        assert engine.steps[0].token_id == chosen

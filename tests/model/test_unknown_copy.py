@@ -150,3 +150,26 @@ def test_the_shipped_model_reverses_text_with_unknown_characters(shipped):
     evaluate_unknowns(shipped, 60, 7, report)
     assert report.total[UNKNOWNS] == 60 and report.total[f"{UNKNOWNS}/3"] == 20
     assert report.accuracy(UNKNOWNS) >= 0.95, report.failures
+
+
+class SentencePieceLike:
+    """A tokenizer that spells a word's space in its first piece and drops it at a text's start
+    (as SentencePiece decodes), and leaves <unk> out of decoded text (skip_special_tokens)."""
+
+    eos_id, unk_id = 0, 3
+    pieces = {1: "▁the", 2: "▁cat", 4: "▁sat"}
+
+    def decode(self, ids, stop_at_eos=True):
+        return "".join(self.pieces.get(int(i), "") for i in ids).replace("▁", " ").lstrip(" ")
+
+
+def test_copies_keep_the_spaces_a_sentencepiece_tokenizer_spells_in_its_pieces():
+    copy = SimpleNamespace(character="Ж")
+    tokenizer = SentencePieceLike()
+    assert text_with_copies(tokenizer, [1, 3, 2, 4], {1: copy}) == "theЖ cat sat"
+    assert text_with_copies(tokenizer, [1, 3, 2, 4], {}) == "the cat sat"
+
+
+def test_a_tokenizer_that_cannot_say_where_its_unknown_pieces_are_gets_no_copies():
+    record = SimpleNamespace(src_ids=np.array([5, 3, 6]), unknown=[(-1, "?")])  # a slow tokenizer's
+    assert source_unknown_pieces(record, 3) == {}

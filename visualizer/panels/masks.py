@@ -56,6 +56,8 @@ def second_source(source: str) -> tuple[str, str]:
     try:
         task, text = split_source(source)
     except ValueError:
+        if not isinstance(source, str):  # an audio file: the batch's job says it needs text
+            return source, ""
         return source[: max(1, len(source) // 2)], ""
     shorter = f"{task}: {text[: max(1, len(text) // 2)]}"
     try:

@@ -145,8 +145,9 @@ class Session(SessionResults):
         snapshot = self.snapshot
         if snapshot is None or snapshot.encoder.source_axis.kind != "frames":
             return None
-        key = (id(snapshot), self.cursor, self.alignment_heads)
-        if getattr(self, "_timing_key", None) != key:
+        key = (snapshot, self.cursor, self.alignment_heads)  # the snapshot itself: an id can be reused
+        cached = getattr(self, "_timing_key", None)
+        if cached is None or cached[0] is not snapshot or cached[1:] != key[1:]:
             shown = replaced(snapshot, steps=snapshot.steps[: self.cursor + 1])
             self._timing = generation_timing(shown, self.alignment_heads)
             self._timing_key = key

@@ -144,6 +144,9 @@ class SourceBar(QWidget):
         """A source heard from a file (File > Open audio, a dropped file, --audio) is named in the
         box, which stays free for text: typing and Enter run text again."""
         source = snapshot.source if snapshot is not None else None
+        if source == getattr(self, "shown_source", None):
+            return  # a new step of the same source: leave what the user is typing alone
+        self.shown_source = source
         if source is None or isinstance(source, str):
             self.edit.setPlaceholderText(TEXT_PLACEHOLDER)
             return

@@ -195,7 +195,7 @@ class ExportMixin:
             self.on_message("warning", tr("nothing to export yet: run a source first", self.session.language))
             return False
         if not path:
-            name = export_name("trace", self.session.cursor + 1, snapshot.source, "npz")
+            name = export_name("trace", self.session.cursor + 1, source_label(snapshot.source), "npz")
             suggested = suggested_path(self.settings.value("export_folder"), name)
             path, _ = QFileDialog.getSaveFileName(
                 self, tr("Export trace", self.session.language), suggested, "NumPy archive (*.npz)"
