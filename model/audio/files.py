@@ -28,6 +28,8 @@ from types import ModuleType
 
 import numpy as np
 
+from model.core.errors import OneLineError
+
 INSTALL_HINT = "pip install 'attention-visualizer[audio]'"
 # 8 kHz: telephone speech, the least a speech model can use; 192 kHz: the most recorders write
 MIN_RATE, MAX_RATE = 8_000, 192_000
@@ -66,17 +68,8 @@ WAV_DATA_LOG = re.compile(r"^data\s*:\s*(\d+)\s*\(should be (\d+)\)", re.MULTILI
 STREAMING_SIZE = 0x7FFF_FFFF
 
 
-class AudioError(ValueError):
+class AudioError(OneLineError):
     """An audio file cannot be used; the message says why in one line, file name first."""
-
-    MAX_MESSAGE = 400  # a file name can be long, and a library's reason longer
-
-    def __init__(self, message: str) -> None:
-        message = " ".join(str(message).splitlines())
-        if len(message) > self.MAX_MESSAGE:
-            half = self.MAX_MESSAGE // 2
-            message = f"{message[:half]} … {message[-half:]}"
-        super().__init__(message)
 
 
 class AudioSupportMissing(ImportError):

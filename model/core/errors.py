@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 
-class CheckpointError(ValueError):
-    """A checkpoint cannot be used; the message says why in one line."""
+class OneLineError(ValueError):
+    """An error said to the user in one line, at most ``MAX_MESSAGE`` characters: its lines
+    joined, a long middle cut (a hostile file can put megabytes into a name or a value)."""
 
-    MAX_MESSAGE = 400  # a hostile file can put megabytes into a name or a value
+    MAX_MESSAGE = 400
 
     def __init__(self, message: str) -> None:
         message = " ".join(str(message).splitlines())
@@ -16,6 +17,10 @@ class CheckpointError(ValueError):
             half = self.MAX_MESSAGE // 2
             message = f"{message[:half]} … {message[-half:]}"
         super().__init__(message)
+
+
+class CheckpointError(OneLineError):
+    """A checkpoint cannot be used; the message says why in one line."""
 
 
 def first_line(error: BaseException) -> str:

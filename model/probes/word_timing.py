@@ -122,14 +122,6 @@ def generation_timing(
     )
 
 
-def prompt_length(model: ModelFamily) -> int:
-    """How many output positions the model's own prompt fills (Whisper: language, task, …)."""
-    length = 0
-    while model.prompt_token(length) is not None:
-        length += 1
-    return length
-
-
 def forced_timing(
     model: ModelFamily,
     record: TeacherForcedRecord,
@@ -148,7 +140,7 @@ def forced_timing(
     return time_tokens(
         cross,
         piece_texts(model.tokenizer, sequence),
-        1 + prompt_length(model),
+        1 + model.info.prompt_length,
         axis.heard or len(axis),
         axis.seconds_per_position,
         heads if heads is not None else alignment_heads_of(model.info),

@@ -57,7 +57,8 @@ class Finding:
 
 
 def outside_training(source: str, description: dict | None) -> list[Finding]:
-    """How ``source`` lies outside what a model with this ``trained_on`` description saw."""
+    """How ``source`` lies outside what a model with this ``trained_on`` description saw (a
+    source that is not text, such as an audio file, is described by no task: nothing)."""
     if not isinstance(source, str) or not isinstance(description, dict):
         return []
     if not isinstance(description.get("tasks"), list):

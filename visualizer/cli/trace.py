@@ -86,8 +86,6 @@ def outside_training_lines(checkpoint, source: str) -> list[str]:
     from model.tasks.coverage import TRAINED_ON, outside_training
     from visualizer.state.findings import describe
 
-    if not isinstance(source, str):  # only text sources are described by a checkpoint's tasks
-        return []
     findings = outside_training(source, checkpoint.metadata.get(TRAINED_ON))
     return [describe(finding, "en") for finding in findings]
 

@@ -247,7 +247,7 @@ class Session(SessionResults):
     def outside_training(self, source: Source) -> list[Finding]:
         """How ``source`` lies outside what the loaded model was trained on (from the metadata
         ``attnviz train`` writes; none for a model without it, nor for a file source)."""
-        if self.model is None or not isinstance(source, str):
+        if self.model is None:
             return []
         return outside_training(source, self.model.metadata.get(TRAINED_ON))
 
